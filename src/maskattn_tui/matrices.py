@@ -1,0 +1,55 @@
+"""Validation of Q, K, V and the scaled dot-product scores."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from maskattn_tui.errors import MaskattnError
+
+Matrix = tuple[tuple[float, ...], ...]
+
+
+def validate_matrix(a: Sequence[Sequence[float]], name: str) -> Matrix:
+    """A non-empty rectangular matrix of finite numbers, as tuples."""
+    if not isinstance(a, (list, tuple)) or len(a) == 0:
+        raise MaskattnError("matrix_empty", name=name)
+    if any(not isinstance(row, (list, tuple)) for row in a):
+        raise MaskattnError("matrix_not_rows", name=name)
+    width = len(a[0])
+    if width == 0:
+        raise MaskattnError("matrix_empty", name=name)
+    for i, row in enumerate(a):
+        if len(row) != width:
+            raise MaskattnError("matrix_ragged", name=name, row=i, got=len(row), want=width)
+        for j, x in enumerate(row):
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                raise MaskattnError("matrix_not_number", name=name, row=i, col=j, value=x)
+            if not math.isfinite(x):
+                raise MaskattnError("matrix_nonfinite", name=name, row=i, col=j, value=x)
+    return tuple(tuple(float(x) for x in row) for row in a)
+
+
+def validate_qkv(q, k, v) -> tuple[Matrix, Matrix, Matrix]:
+    q, k, v = validate_matrix(q, "Q"), validate_matrix(k, "K"), validate_matrix(v, "V")
+    if len(q[0]) != len(k[0]):
+        raise MaskattnError("dim_qk", dq=len(q[0]), dk=len(k[0]))
+    if len(k) != len(v):
+        raise MaskattnError("dim_kv", nk=len(k), nv=len(v))
+    return q, k, v
+
+
+def scaled_scores(q: Matrix, k: Matrix) -> tuple[Matrix, float]:
+    """(q . k) / sqrt(d) for every query row and key; also the scale 1/sqrt(d)."""
+    scale = 1.0 / math.sqrt(len(k[0]))
+    scores = tuple(
+        tuple(math.fsum(a * b for a, b in zip(qi, kj)) * scale for kj in k) for qi in q
+    )
+    return scores, scale
+
+
+def mix(weights: Sequence[float], v: Matrix) -> tuple[float, ...]:
+    """weights x V for one row."""
+    return tuple(
+        math.fsum(w * v[j][d] for j, w in enumerate(weights)) for d in range(len(v[0]))
+    )
