@@ -1,0 +1,230 @@
+"""Command line: the TUI by default; `print`, `json`, `check` (and `export`)
+as non-interactive outputs. Only argparse and the pure engine are imported
+at the top, so --help, print, json and check never load Textual."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from maskattn_tui import __version__
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import LANGS, lang_from_env, t
+
+STEPS = 5
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A bad command line: one line on stderr, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but an error is one line (no usage dump) and exit 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise UsageError(message)
+
+
+def _int_in(lo: int, hi: int, key: str, **extra):
+    def convert(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if number is None or not lo <= number <= hi:
+            raise argparse.ArgumentTypeError(t(key, _ENV_LANG, value=value, **extra))
+        return number
+    return convert
+
+
+def _lang(value: str) -> str:
+    if value not in LANGS:
+        raise argparse.ArgumentTypeError(t("cli.bad_lang", _ENV_LANG, value=value))
+    return value
+
+
+def _dwell(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.25 <= seconds <= 10:  # NaN fails this too
+        raise argparse.ArgumentTypeError(t("cli.bad_dwell", _ENV_LANG, value=value))
+    return seconds
+
+
+_ENV_LANG = lang_from_env()
+
+
+def _h(key: str) -> str:
+    return t(key, _ENV_LANG)
+
+
+def _add_common(p: argparse.ArgumentParser, step_help: str = "cli.help.step") -> None:
+    p.add_argument("--step", type=_int_in(1, STEPS, "cli.bad_step", steps=STEPS), help=_h(step_help))
+    p.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
+
+
+def _add_explore(p: argparse.ArgumentParser) -> None:
+    from maskattn_tui.explore.options import add_explore_arguments
+
+    add_explore_arguments(p)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="maskattn-tui", description=_h("cli.description"), epilog=_h("cli.epilog"))
+    parser.add_argument("--version", action="version", version=f"maskattn-tui {__version__}",
+                        help=_h("cli.help.version"))
+    _add_common(parser)
+    parser.add_argument("--dwell", type=_dwell, default=2.0, help=_h("cli.help.dwell"))
+    parser.add_argument("--play", action="store_true", help=_h("cli.help.play"))
+    parser.add_argument("--exit-at-end", action="store_true", help=_h("cli.help.exit_at_end"))
+    parser.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
+    _add_explore(parser)
+    sub = parser.add_subparsers(dest="command", metavar="{print,json,check}", parser_class=Parser)
+
+    p_print = sub.add_parser("print", help=_h("cli.help.print"), description=_h("cli.help.print"))
+    _add_common(p_print)
+    p_print.add_argument("--all", action="store_true", help=_h("cli.help.all"))
+    p_print.add_argument("--width", type=_int_in(40, 1000, "cli.bad_width"), help=_h("cli.help.width"))
+    p_print.add_argument("--no-color", action="store_true", help=_h("cli.help.no_color"))
+    p_print.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
+    _add_explore(p_print)
+
+    p_json = sub.add_parser("json", help=_h("cli.help.json"), description=_h("cli.help.json"))
+    _add_common(p_json, "cli.help.json_step")
+    _add_explore(p_json)
+
+    p_check = sub.add_parser("check", help=_h("cli.help.check"), description=_h("cli.help.check"))
+    p_check.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
+    p_check.add_argument("--json", action="store_true", help=_h("cli.help.check_json"))
+    return parser
+
+
+def ascii_wanted(flag: bool, environ=None) -> bool:
+    """--ascii, or a locale that is not UTF-8."""
+    if flag:
+        return True
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(name, "")
+        if value:
+            return not ("utf-8" in value.lower() or "utf8" in value.lower())
+    return False
+
+
+def _explore_spec(args, lang: str):
+    """The explore configuration from the options, or None for F12."""
+    from maskattn_tui.explore.options import config_from_args
+
+    config = config_from_args(args)
+    if config is None:
+        return None
+    from maskattn_tui.explore.config import to_spec
+
+    return to_spec(config)
+
+
+def _views(args, lang: str):
+    from maskattn_tui.scenario import load_f12
+    from maskattn_tui.stepview import build_view
+
+    figure = load_f12()
+    spec = _explore_spec(args, lang)
+    if spec is not None:
+        if getattr(args, "step", None) or getattr(args, "all", False):
+            pass  # an explore configuration is one step; --step/--all do not apply
+        return figure, [build_view(spec, 1)], True
+    steps = figure.steps
+    chosen = steps if (getattr(args, "all", False) or (args.command == "json" and not args.step)) \
+        else [steps[(args.step or 1) - 1]]
+    return figure, [build_view(s, len(steps)) for s in chosen], False
+
+
+def cmd_print(args, lang: str) -> int:
+    from rich.console import Console
+
+    from maskattn_tui.render.palette import default_palette
+    from maskattn_tui.render.printout import print_steps
+
+    if args.all and args.step:
+        raise UsageError(t("cli.step_and_all", lang))
+    figure, views, explore = _views(args, lang)
+    no_color = args.no_color or "NO_COLOR" in os.environ
+    console = Console(width=args.width, no_color=no_color, highlight=False, emoji=False,
+                      soft_wrap=False)
+    if args.width is None and not console.is_terminal:
+        console.width = 100
+    palette = default_palette(ascii=ascii_wanted(args.ascii), color=not no_color)
+    print_steps(console, figure, views, lang, palette, with_sections=args.all or explore)
+    return 0
+
+
+def cmd_json(args, lang: str) -> int:
+    from maskattn_tui.jsonout import document, dumps
+
+    _, views, _ = _views(args, lang)
+    sys.stdout.write(dumps(document(views, lang)) + "\n")
+    return 0
+
+
+def cmd_check(args, lang: str) -> int:
+    import json
+
+    from maskattn_tui.checks import run_checks
+
+    results = run_checks()
+    passed = sum(r.passed for r in results)
+    if args.json:
+        sys.stdout.write(json.dumps({
+            "passed": passed, "total": len(results),
+            "checks": [{"id": r.id, "passed": r.passed, "message": t(f"check.{r.id}", lang, **r.detail)}
+                       for r in results],
+        }, ensure_ascii=False, indent=2) + "\n")
+    else:
+        for r in results:
+            mark = t("check.pass" if r.passed else "check.fail", lang)
+            sys.stdout.write(f"{mark:5} {t(f'check.{r.id}', lang, **r.detail)}\n")
+        sys.stdout.write(t("check.summary", lang, passed=passed, total=len(results)) + "\n")
+    return 0 if passed == len(results) else 1
+
+
+def cmd_tui(args, lang: str) -> int:
+    if args.exit_at_end and not args.play:
+        raise UsageError(t("cli.exit_needs_play", lang))
+    spec = _explore_spec(args, lang)
+    from maskattn_tui.tui.app import make_app
+
+    app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
+                   ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end, spec=spec)
+    app.run()
+    return app.return_code or 0
+
+
+COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check}
+
+
+def main(argv: list[str] | None = None) -> int:
+    lang = _ENV_LANG
+    try:
+        args = build_parser().parse_args(argv)
+        lang = args.lang or _ENV_LANG
+        return COMMANDS[args.command](args, lang)
+    except UsageError as exc:
+        sys.stderr.write(t("cli.error", lang, message=str(exc)) + t("cli.hint", lang) + "\n")
+        return EXIT_USAGE
+    except MaskattnError as exc:
+        sys.stderr.write(t("cli.error", lang, message=exc.message(lang)) + "\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write(t("cli.interrupted", lang) + "\n")
+        return 130
+    except BrokenPipeError:
+        # `maskattn-tui print --all | head`: the reader left; not an error.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0

@@ -1,0 +1,1 @@
+"""Rich renderables (data in, segments out) shared by `print` and the TUI."""

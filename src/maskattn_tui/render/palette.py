@@ -1,0 +1,105 @@
+"""Meanings -> styles and glyphs. The renderables never name colours
+themselves: `print` uses DEFAULT_STYLES, the TUI passes styles read from its
+component classes, and every meaning also has a glyph or word (GLYPHS)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.style import Style
+
+#: meaning -> default Rich style (used outside Textual, e.g. `print`).
+DEFAULT_STYLES: dict[str, str] = {
+    "allowed": "bold black on green3",
+    "future": "bold white on red3",
+    "pad": "bold black on yellow3",
+    "future+pad": "bold white on magenta3",
+    "focus": "bold reverse",
+    "selected": "bold underline",
+    "header": "bold",
+    "dim": "dim",
+    "cached": "cyan",
+    "new": "bold",
+    "bar": "green3",
+    "bar.blocked": "red3",
+    "bar.empty": "grey50",
+    "number": "bold",
+    "diff": "bold white on blue",
+    "warning": "bold red",
+    "title": "bold",
+}
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """Per-cell marks: meaning is never carried by colour alone."""
+
+    allowed: str
+    future: str
+    pad: str
+    future_pad: str
+    bar_full: str
+    bar_partial: tuple[str, ...]  # 1/8 .. 7/8 blocks, or ASCII fallbacks
+    bar_empty: str
+    arrow: str
+    ellipsis: str
+    box: str  # name of a rich.box style
+    neg_inf: str
+    le: str
+
+
+UNICODE = Glyphs(
+    allowed="✓",
+    future="F",
+    pad="P",
+    future_pad="FP",
+    bar_full="█",
+    bar_partial=("▏", "▎", "▍", "▌", "▋", "▊", "▉"),
+    bar_empty="·",
+    arrow="▶",
+    ellipsis="…",
+    box="ROUNDED",
+    neg_inf="−∞",
+    le="≤",
+)
+
+ASCII = Glyphs(
+    allowed="+",
+    future="F",
+    pad="P",
+    future_pad="FP",
+    bar_full="#",
+    bar_partial=("", "", "", "", "", "", ""),
+    bar_empty=".",
+    arrow=">",
+    ellipsis="...",
+    box="ASCII",
+    neg_inf="-inf",
+    le="<=",
+)
+
+
+@dataclass(frozen=True)
+class Palette:
+    styles: dict[str, Style] = field(default_factory=dict)
+    glyphs: Glyphs = UNICODE
+    color: bool = True
+
+    def style(self, meaning: str) -> Style:
+        if not self.color:
+            # Keep emphasis (bold/reverse/underline) but drop colour.
+            base = self.styles.get(meaning) or Style.parse(DEFAULT_STYLES.get(meaning, ""))
+            return Style(bold=base.bold, reverse=base.reverse, underline=base.underline, dim=base.dim)
+        return self.styles.get(meaning) or Style.parse(DEFAULT_STYLES.get(meaning, ""))
+
+    def cell_glyph(self, cell_value: str) -> str:
+        return {
+            "allowed": self.glyphs.allowed,
+            "future": self.glyphs.future,
+            "pad": self.glyphs.pad,
+            "future+pad": self.glyphs.future_pad,
+        }[cell_value]
+
+
+def default_palette(ascii: bool = False, color: bool = True) -> Palette:
+    return Palette(glyphs=ASCII if ascii else UNICODE, color=color)
