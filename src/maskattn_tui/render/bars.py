@@ -10,7 +10,6 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from maskattn_tui.i18n import t
 from maskattn_tui.render.grid import fmt
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.stepview import StepView
@@ -50,7 +49,7 @@ def _rows_table(
     for j, pos in enumerate(view.table.key_positions):
         cell = cells[j]
         p = weights[j] if weights is not None else math.nan
-        reason = "" if cell.allowed else t(
+        reason = "" if cell.allowed else palette.t(
             f"render.{'leak' if unmasked else 'blocked'}_reason.{cell.value}", lang
         )
         table.add_row(
@@ -73,30 +72,30 @@ def softmax_bars(
     row = min(max(0, row), len(view.table.query_positions) - 1)
     result = view.result
     qpos = view.table.query_positions[row]
-    parts: list[RenderableType] = [Text(t("render.bars_title", lang, pos=qpos), style=palette.style("title"))]
+    parts: list[RenderableType] = [Text(palette.t("render.bars_title", lang, pos=qpos), style=palette.style("title"))]
     weights = result.weights[row]
     if view.compare is not None and row == view.compare.row:
         parts.append(_rows_table(view, view.compare.weights_unmasked, row, lang, palette, width,
-                                 t("render.bars_no_mask", lang), unmasked=True))
-        parts.append(_rows_table(view, weights, row, lang, palette, width, t("render.bars_masked", lang)))
+                                 palette.t("render.bars_no_mask", lang), unmasked=True))
+        parts.append(_rows_table(view, weights, row, lang, palette, width, palette.t("render.bars_masked", lang)))
     else:
         parts.append(_rows_table(view, weights, row, lang, palette, width, None))
     if not view.table.row_has_visible_key(row):
         policy = result.policy
         parts.append(Text(
-            t("render.empty_row", lang, policy=policy, result=t(f"render.empty.{policy}", lang)),
+            palette.t("render.empty_row", lang, policy=policy, result=palette.t(f"render.empty.{policy}", lang)),
             style=palette.style("warning"),
         ))
     output = result.outputs[row]
     if output is not None:
-        parts.append(Text(t("render.output", lang, value=", ".join(fmt(x) for x in output)),
+        parts.append(Text(palette.t("render.output", lang, value=", ".join(fmt(x) for x in output)),
                           style=palette.style("number")))
     if view.offset_bug is not None:
         wrong = view.offset_bug.result.outputs[row]
         if wrong is not None and output is not None:
-            parts.append(Text(t(
+            parts.append(Text(palette.t(
                 "render.output_wrong", lang,
                 wrong=", ".join(fmt(x) for x in wrong), right=", ".join(fmt(x) for x in output),
             ), style=palette.style("warning")))
-    parts.append(Text(t("render.not_confidence", lang), style=palette.style("dim")))
+    parts.append(Text(palette.t("render.not_confidence", lang), style=palette.style("dim")))
     return Group(*parts)

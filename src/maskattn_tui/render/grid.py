@@ -12,7 +12,6 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.stepview import StepView
 from maskattn_tui.visibility import VisibilityTable
@@ -38,9 +37,9 @@ def _key_header(view: StepView, j: int, lang: str, palette: Palette) -> Text:
     label = Text(f"k{pos}", style=palette.style("header"))
     if view.spec.past:
         tag = "render.cached" if pos < view.spec.past else "render.new"
-        label.append("\n" + t(tag, lang), style=palette.style("cached" if pos < view.spec.past else "new"))
+        label.append("\n" + palette.t(tag, lang), style=palette.style("cached" if pos < view.spec.past else "new"))
     if view.table.key_is_pad[j]:
-        label.append("\n" + t("render.pad_query", lang), style=palette.style("dim"))
+        label.append("\n" + palette.t("render.pad_query", lang), style=palette.style("dim"))
     return label
 
 
@@ -56,7 +55,7 @@ def visibility_table(
 ) -> Table:
     """One visibility table as a Rich Table."""
     marks = palette.glyphs
-    select = SELECT_MARK["ascii" if marks.box == "ASCII" else "unicode"]
+    select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
     grid = Table(
         box=_box(palette),
         show_header=True,
@@ -68,7 +67,7 @@ def visibility_table(
         title_justify="left",
         collapse_padding=True,
     )
-    grid.add_column(t("render.queries_axis", lang), justify="left", no_wrap=True)
+    grid.add_column(palette.t("render.queries_axis", lang), justify="left", no_wrap=True)
     for j in range(len(table.key_positions)):
         grid.add_column(_key_header(view, j, lang, palette), justify="center", no_wrap=True, min_width=4)
     focus = set(view.spec.focus_rows)
@@ -90,15 +89,15 @@ def visibility_table(
 
 def legend(view: StepView, lang: str, palette: Palette, with_diff: bool = False) -> Text:
     marks = palette.glyphs
-    select = SELECT_MARK["ascii" if marks.box == "ASCII" else "unicode"]
+    select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
     text = Text()
     for meaning in ("allowed", "future", "pad", "future+pad"):
         text.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
-        text.append(f" {t('render.legend.' + meaning, lang)}  ")
-    text.append(f"{marks.arrow} {t('render.legend.focus', lang)}  ")
-    text.append(f"{select} {t('render.legend.selected', lang)}")
+        text.append(f" {palette.t('render.legend.' + meaning, lang)}  ")
+    text.append(f"{marks.arrow} {palette.t('render.legend.focus', lang)}  ")
+    text.append(f"{select} {palette.t('render.legend.selected', lang)}")
     if with_diff:
-        text.append(f"  ! {t('render.legend.diff', lang)}")
+        text.append(f"  ! {palette.t('render.legend.diff', lang)}")
     return text
 
 
@@ -107,19 +106,19 @@ def _compare_table(view: StepView, lang: str, palette: Palette) -> Table:
     assert cmp is not None
     table = Table(
         box=_box(palette),
-        title=t("render.compare_title", lang),
+        title=palette.t("render.compare_title", lang),
         title_style=palette.style("title"),
         title_justify="left",
         padding=(0, 1),
         pad_edge=False,
     )
-    table.add_column(t("render.key", lang), no_wrap=True)
+    table.add_column(palette.t("render.key", lang), no_wrap=True)
     for pos in view.table.key_positions:
         table.add_column(f"k{pos}", justify="right", no_wrap=True)
     table.add_column("", justify="left", no_wrap=True)
     cells = view.table.cells[cmp.row]
     table.add_row(
-        Text(t("render.cmp.visibility", lang)),
+        Text(palette.t("render.cmp.visibility", lang)),
         *[Text(palette.cell_glyph(c.value).center(4), style=palette.style(c.value)) for c in cells],
         "",
     )
@@ -127,28 +126,28 @@ def _compare_table(view: StepView, lang: str, palette: Palette) -> Table:
     def numbers(values, digits=4):
         return [fmt(x, digits, palette) for x in values]
 
-    total = t("render.cmp.sum", lang)
-    out = t("render.cmp.out", lang)
-    table.add_row(t("render.cmp.score", lang), *numbers(cmp.scores, 2), "")
+    total = palette.t("render.cmp.sum", lang)
+    out = palette.t("render.cmp.out", lang)
+    table.add_row(palette.t("render.cmp.score", lang), *numbers(cmp.scores, 2), "")
     table.add_row(
-        t("render.cmp.additive", lang),
+        palette.t("render.cmp.additive", lang),
         *[("0" if a == 0 else palette.glyphs.neg_inf) for a in cmp.additive],
         "",
     )
     table.add_row(
-        t("render.cmp.exp_unmasked", lang), *numbers(cmp.exp_unmasked),
+        palette.t("render.cmp.exp_unmasked", lang), *numbers(cmp.exp_unmasked),
         f"{total} = {fmt(cmp.denominator_unmasked)}",
     )
     table.add_row(
-        t("render.cmp.exp_masked", lang), *numbers(cmp.exp_masked),
+        palette.t("render.cmp.exp_masked", lang), *numbers(cmp.exp_masked),
         Text(f"{total} = {fmt(cmp.denominator_masked)}", style=palette.style("number")),
     )
     table.add_row(
-        t("render.cmp.p_unmasked", lang), *numbers(cmp.weights_unmasked),
+        palette.t("render.cmp.p_unmasked", lang), *numbers(cmp.weights_unmasked),
         f"{out} = {fmt(cmp.output_unmasked[0])}",
     )
     table.add_row(
-        t("render.cmp.p_masked", lang), *numbers(cmp.weights_masked),
+        palette.t("render.cmp.p_masked", lang), *numbers(cmp.weights_masked),
         Text(f"{out} = {fmt(cmp.output_masked[0])}", style=palette.style("number")),
     )
     return table
@@ -159,7 +158,7 @@ def mask_grid(view: StepView, row: int, lang: str, palette: Palette) -> Renderab
     if view.compare is not None:
         cmp = view.compare
         note = Text(
-            t("render.cmp.note", lang, masked=fmt(cmp.denominator_masked), unmasked=fmt(cmp.denominator_unmasked)),
+            palette.t("render.cmp.note", lang, masked=fmt(cmp.denominator_masked), unmasked=fmt(cmp.denominator_unmasked)),
             style=palette.style("dim"),
         )
         return Group(
@@ -170,14 +169,14 @@ def mask_grid(view: StepView, row: int, lang: str, palette: Palette) -> Renderab
         )
     if view.offset_bug is not None:
         bug = view.offset_bug
-        right = visibility_table(view, view.table, row, lang, palette, title=t("render.correct_table", lang))
+        right = visibility_table(view, view.table, row, lang, palette, title=palette.t("render.correct_table", lang))
         wrong_labels = [
-            t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
+            palette.t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
             for i in range(len(bug.table.query_positions))
         ]
         wrong = visibility_table(
             view, bug.table, row, lang, palette, differs=bug.differs, row_labels=wrong_labels,
-            title=t("render.wrong_table", lang),
+            title=palette.t("render.wrong_table", lang),
         )
         return Group(Columns([right, wrong], padding=(0, 2)), legend(view, lang, palette, with_diff=True))
     return Group(visibility_table(view, view.table, row, lang, palette), legend(view, lang, palette))

@@ -8,6 +8,17 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 
+from maskattn_tui.i18n import pick, t
+
+#: Multi-character ASCII spellings of the symbols our texts use, so that the
+#: ASCII mode keeps every meaning (applied before Rich measures the text).
+ASCII_SPELLING = {
+    "−∞": "-inf", "∞": "inf", "−": "-", "≤": "<=", "≥": ">=", "≈": "~", "≠": "!=", "×": "x",
+    "↓": "v", "↑": "^", "→": "->", "←": "<-", "·": ".", "Σ": "sum", "√": "sqrt", "²": "^2",
+    "“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "…": "...", "✓": "+",
+    "●": "*", "▶": ">", "…": "...",
+}
+
 #: meaning -> default Rich style (used outside Textual, e.g. `print`).
 DEFAULT_STYLES: dict[str, str] = {
     "allowed": "bold black on green3",
@@ -91,6 +102,24 @@ class Palette:
             base = self.styles.get(meaning) or Style.parse(DEFAULT_STYLES.get(meaning, ""))
             return Style(bold=base.bold, reverse=base.reverse, underline=base.underline, dim=base.dim)
         return self.styles.get(meaning) or Style.parse(DEFAULT_STYLES.get(meaning, ""))
+
+    @property
+    def ascii(self) -> bool:
+        return self.glyphs.box == "ASCII"
+
+    def tr(self, text: str) -> str:
+        """The text as this palette can show it (ASCII spellings if needed)."""
+        if not self.ascii:
+            return text
+        for symbol, spelling in ASCII_SPELLING.items():
+            text = text.replace(symbol, spelling)
+        return text
+
+    def t(self, key: str, lang: str, **params: object) -> str:
+        return self.tr(t(key, lang, **params))
+
+    def pick(self, texts: dict, lang: str) -> str:
+        return self.tr(pick(texts, lang))
 
     def cell_glyph(self, cell_value: str) -> str:
         return {

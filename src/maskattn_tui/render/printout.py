@@ -6,7 +6,6 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from maskattn_tui.i18n import pick, t
 from maskattn_tui.render.bars import softmax_bars
 from maskattn_tui.render.explain import caption, sections
 from maskattn_tui.render.grid import mask_grid
@@ -17,11 +16,11 @@ from maskattn_tui.stepview import StepView
 
 def step_block(figure: Figure, view: StepView, lang: str, palette: Palette, row: int | None = None) -> RenderableType:
     row = view.spec.focus_rows[0] if row is None else row
-    head = Text(f"{pick(figure.title, lang)} · ", style=palette.style("title"))
-    head.append(t("render.step_counter", lang, step=view.step, steps=view.steps), style=palette.style("header"))
+    head = Text(f"{palette.pick(figure.title, lang)} · ", style=palette.style("title"))
+    head.append(palette.t("render.step_counter", lang, step=view.step, steps=view.steps), style=palette.style("header"))
     return Group(
-        Rule(head, style=palette.style("dim"), characters="=" if palette.glyphs.box == "ASCII" else "─"),
-        Text(view.text("condition", lang), style=palette.style("header")),
+        Rule(head, style=palette.style("dim"), characters="=" if palette.ascii else "─"),
+        Text(palette.tr(view.text("condition", lang)), style=palette.style("header")),
         Text(""),
         mask_grid(view, row, lang, palette),
         Text(""),
@@ -35,15 +34,15 @@ def step_block(figure: Figure, view: StepView, lang: str, palette: Palette, row:
 def print_steps(console: Console, figure: Figure, views: list[StepView], lang: str, palette: Palette,
                 with_sections: bool) -> None:
     if with_sections:
-        console.print(Text(pick(figure.title, lang), style=palette.style("title")))
-        console.print(Text(pick(figure.question, lang)))
-        console.print(Text(pick(figure.idea, lang) + "\n"))
+        console.print(Text(palette.pick(figure.title, lang), style=palette.style("title")))
+        console.print(Text(palette.pick(figure.question, lang)))
+        console.print(Text(palette.pick(figure.idea, lang) + "\n"))
     for view in views:
         console.print(step_block(figure, view, lang, palette))
     if with_sections:
-        console.print(Rule(t("cli.sections", lang), style=palette.style("dim"),
-                           characters="=" if palette.glyphs.box == "ASCII" else "─"))
+        console.print(Rule(palette.t("cli.sections", lang), style=palette.style("dim"),
+                           characters="=" if palette.ascii else "─"))
         console.print(sections(figure, lang, palette))
-        inputs = Text(t("render.inputs", lang) + ": ", style=palette.style("title"))
-        inputs.append(pick(figure.inputs_note, lang))
+        inputs = Text(palette.t("render.inputs", lang) + ": ", style=palette.style("title"))
+        inputs.append(palette.pick(figure.inputs_note, lang))
         console.print(inputs)

@@ -1,0 +1,117 @@
+"""The command line: misuse gives one line and exit 2; outputs are right."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from maskattn_tui.cli import main
+
+MISUSE = [
+    ["--step", "0"], ["--step", "6"], ["--step", "x"], ["--lang", "fr"], ["bogus"],
+    ["print", "--width", "-3"], ["print", "--width", "abc"], ["print", "--step", "0"],
+    ["print", "--step", "7"], ["print", "--lang", "de"], ["print", "--all", "--step", "2"],
+    ["json", "--step", "6"], ["json", "--lang", "fr"], ["check", "--bogus"], ["--dwell", "0"],
+    ["--dwell", "nan"], ["--exit-at-end"],
+]
+
+
+def run(*argv, env=None):
+    return subprocess.run([sys.executable, "-m", "maskattn_tui", *argv], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=60)
+
+
+@pytest.mark.parametrize("argv", MISUSE, ids=[" ".join(a) for a in MISUSE])
+def test_misuse_is_one_line_exit_2(argv):
+    r = run(*argv)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr and lines[0].startswith("maskattn-tui")
+    assert r.stdout == ""
+
+
+def test_misuse_message_in_chinese_when_the_locale_is_chinese():
+    r = run("--step", "9", env={"LC_ALL": "zh_CN.UTF-8"})
+    assert r.returncode == 2 and "必须是 1 到 5 的整数" in r.stderr
+
+
+def test_help_and_version():
+    r = run("--help")
+    assert r.returncode == 0 and "print" in r.stdout and "json" in r.stdout and "check" in r.stdout
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("maskattn-tui ")
+
+
+def test_check_passes_and_reports_each(capsys):
+    assert main(["check"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("PASS") for line in out) == 7
+    assert out[-1] == "7 of 7 checks passed"
+
+
+def test_check_json(capsys):
+    import json
+
+    assert main(["check", "--json", "--lang", "zh"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["passed"] == doc["total"] == 7
+    assert all(c["passed"] for c in doc["checks"])
+
+
+def test_check_fails_when_an_oracle_is_broken(monkeypatch, capsys):
+    from maskattn_tui import checks
+
+    broken = dict(checks.chapter_run())
+    broken["outputs"] = [[10.0], [16.7], [22.55234765226831]]
+    monkeypatch.setattr(checks, "chapter_run", lambda: broken)
+    assert main(["check"]) == 1
+    assert "FAIL" in capsys.readouterr().out
+
+
+def test_print_is_plain_when_not_a_terminal():
+    r = run("print", "--all")
+    assert r.returncode == 0
+    assert "\x1b[" not in r.stdout
+    for k in range(1, 6):
+        assert f"step {k} of 5" in r.stdout
+    assert "0.6698" in r.stdout and "22.5523" in r.stdout
+
+
+def test_print_colour_only_when_allowed():
+    colour = run("print", "--step", "2", env={"TTY_COMPATIBLE": "1", "NO_COLOR": ""})
+    assert "\x1b[" in colour.stdout
+    for env, extra in (({"TTY_COMPATIBLE": "1", "NO_COLOR": "1"}, []), ({"TTY_COMPATIBLE": "1"}, ["--no-color"])):
+        r = run("print", "--step", "2", *extra, env=env)
+        # Emphasis may stay, colours may not: no 38;/48; (fg/bg) sequences.
+        assert ";38;" not in r.stdout and "[38;" not in r.stdout and "48;" not in r.stdout
+
+
+def test_print_width_and_language():
+    r = run("print", "--step", "5", "--lang", "zh", "--width", "60")
+    assert r.returncode == 0
+    assert "第 5 步，共 5 步" in r.stdout
+    from rich.cells import cell_len
+
+    assert max(cell_len(line) for line in r.stdout.splitlines()) <= 60
+
+
+def test_print_ascii_is_ascii():
+    r = run("print", "--all", "--ascii", "--lang", "en")
+    lines = [ln for ln in r.stdout.splitlines() if not any(ord(ch) > 127 for ch in ln)]
+    # English F12 texts may hold a few typographic characters (≤, −∞) but the
+    # grid and bars must be pure ASCII.
+    assert "+---" in r.stdout or "|" in r.stdout
+    assert "█" not in r.stdout and "✓" not in r.stdout and "╭" not in r.stdout
+    assert len(lines) > 50
+
+
+def test_print_broken_pipe_is_quiet():
+    p = subprocess.Popen([sys.executable, "-m", "maskattn_tui", "print", "--all"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    assert "Traceback" not in err
