@@ -1,0 +1,32 @@
+"""The step's condition, always visible under the player bar."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from maskattn_tui.i18n import t
+from maskattn_tui.tui.widgets.base import StateView
+
+
+class ConditionLine(StateView):
+    COMPONENT_CLASSES = {"condition--label"}
+    DEFAULT_CSS = """
+    ConditionLine {
+        height: auto;
+        max-height: 3;
+        padding: 0 1;
+        background: $boost;
+        & > .condition--label { text-style: bold; color: $accent; }
+    }
+    """
+
+    def render(self) -> RenderableType:
+        state = self.state
+        if state is None:
+            return ""
+        text = Text()
+        text.append(t("tui.condition", state.lang) + ": ",
+                    style=self.get_component_rich_style("condition--label", partial=True))
+        text.append(self.view.text("condition", state.lang))
+        return text

@@ -1,0 +1,62 @@
+"""The mask grid widget: draws render.grid.mask_grid for the bound state and
+reports clicks on a query row as a RowClicked message (the app decides)."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import RenderableType
+from textual import events
+from textual.message import Message
+
+from maskattn_tui.i18n import t
+from maskattn_tui.render.grid import mask_grid
+from maskattn_tui.tui.widgets.base import FigureView
+
+
+class GridView(FigureView):
+    """Query rows x key columns of the current step; the selected row marked."""
+
+    class RowClicked(Message):
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def render(self) -> RenderableType:
+        state = self.state
+        if state is None:
+            return ""
+        return mask_grid(self.view, state.row, state.lang, self.palette())
+
+    def row_labels(self, row: int) -> tuple[str, ...]:
+        """The labels render.grid writes at the start of query row `row`."""
+        view = self.view
+        labels = [f"q{view.table.query_positions[row]}"]
+        if view.offset_bug is not None:
+            pos = view.offset_bug.table.query_positions[row]
+            labels.append(t("render.row_as", self.state.lang, row=row, pos=pos))
+        return tuple(labels)
+
+    def row_at(self, y: int) -> int | None:
+        """Which query row is drawn on content line y (None: not a row)."""
+        if self.state is None:
+            return None
+        console = self.app.console
+        options = console.options.update(width=max(1, self.content_size.width), height=None)
+        lines = console.render_lines(self.render(), options, pad=False)
+        if not 0 <= y < len(lines):
+            return None
+        text = "".join(segment.text for segment in lines[y])
+        for row in range(len(self.view.table.query_positions)):
+            for label in self.row_labels(row):
+                if re.search(rf"(?<!\S){re.escape(label)}(?!\S)", text):
+                    return row
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        row = self.row_at(offset.y)
+        if row is not None:
+            self.post_message(self.RowClicked(row))

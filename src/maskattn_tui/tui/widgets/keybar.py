@@ -1,0 +1,52 @@
+"""The footer: the figure's bindings, in the current language (derived from
+FIGURE_BINDINGS and FOOTER_GROUPS, never a hand-written list)."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.console import RenderableType
+from rich.text import Text
+
+from maskattn_tui.i18n import t
+from maskattn_tui.tui.bindings import FOOTER_GROUPS, FOOTER_PRIORITY, by_id, key_text
+from maskattn_tui.tui.widgets.base import StateView
+
+
+class KeyBar(StateView):
+    COMPONENT_CLASSES = {"keybar--key"}
+    DEFAULT_CSS = """
+    KeyBar {
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        & > .keybar--key { text-style: bold; color: $accent; }
+    }
+    """
+
+    def entries(self, lang: str) -> list[tuple[str, str]]:
+        entries = [
+            ("/".join(key_text(by_id(i)) for i in ids), t(label, lang)) for ids, label in FOOTER_GROUPS
+        ]
+        entries.append(("^p", t("tui.short.palette", lang)))
+        return entries
+
+    def render(self) -> RenderableType:
+        if self.state is None:
+            return ""
+        key_style = self.get_component_rich_style("keybar--key", partial=True)
+        entries = self.entries(self.state.lang)
+        # Keep the most important entries that fit, in their usual order.
+        room = self.content_size.width
+        shown: set[int] = set()
+        for index in FOOTER_PRIORITY:
+            key, label = entries[index]
+            need = cell_len(f" {key} {label} ")
+            if need <= room:
+                shown.add(index)
+                room -= need
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for index, (key, label) in enumerate(entries):
+            if index in shown:
+                text.append(" " + key, style=key_style)
+                text.append(" " + label + " ")
+        return text

@@ -1,0 +1,43 @@
+"""The notice shown instead of the figure when the terminal is too small."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.widget import Widget
+
+from maskattn_tui.i18n import LANGS, t
+
+
+class TooSmall(Widget):
+    """Both languages at once: the reader may not know which one is set."""
+
+    DEFAULT_CSS = """
+    TooSmall {
+        width: 100%;
+        height: 100%;
+        content-align: center middle;
+        text-align: center;
+        color: $warning;
+        background: $background;
+    }
+    """
+
+    def __init__(self, min_width: int, min_height: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.min_width = min_width
+        self.min_height = min_height
+
+    def render(self) -> RenderableType:
+        width, height = self.app.size
+        text = Text(justify="center")
+        for i, lang in enumerate(LANGS):
+            if i:
+                text.append("\n\n")
+            text.append(t("tui.too_small.title", lang) + "\n", style="bold")
+            text.append(t("tui.too_small.body", lang, w=self.min_width, h=self.min_height, cw=width, ch=height))
+        text.append("\n\n" + " · ".join(t("tui.too_small.quit", lang) for lang in LANGS))
+        return text
+
+    def on_resize(self) -> None:
+        self.refresh()
