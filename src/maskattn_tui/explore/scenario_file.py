@@ -1,0 +1,192 @@
+"""Scenario files: an ExploreConfig as TOML.
+
+    past = 3                  # cached keys, 0..32
+    new = 2                   # queries in this batch, 1..32
+    pad = 1                   # PAD positions, 0..past + new
+    pad_side = "left"         # "left" or "right"
+    causal = true
+    temperature = 1.0         # 0.1..10
+    empty_row_policy = "zeros"  # error | nan | zeros | uniform
+    seed = 0
+    q = [[1.0, 0.0], [0.0, 1.0]]        # optional: new rows
+    k = [[1.0, 0.0], ...]               # optional: past + new rows
+    v = [[10.0], ...]                   # optional: past + new rows
+    v_override = [[4, 9999.0]]          # optional: [key, value] pairs
+    score_override = [[0, 2, 5.0]]      # optional: [row, key, score]
+
+Every key is optional (defaults: ExploreConfig()). Loading raises
+MaskattnError with a message that names the file, the key and the problem;
+saving is atomic and never replaces an existing file unless overwrite=True."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
+
+from maskattn_tui.explore.config import FIELDS, ExploreConfig
+from maskattn_tui.explore.errors import ContextError, field_of
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+#: Expected TOML type of each key (checked before the values are validated).
+KEY_TYPES = {
+    "past": "int",
+    "new": "int",
+    "pad": "int",
+    "seed": "int",
+    "temperature": "number",
+    "causal": "bool",
+    "pad_side": "text",
+    "empty_row_policy": "text",
+    "q": "matrix",
+    "k": "matrix",
+    "v": "matrix",
+    "v_override": "list",
+    "score_override": "list",
+}
+assert set(KEY_TYPES) == set(FIELDS)
+
+
+def _type_ok(kind: str, value: object) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "text":
+        return isinstance(value, str)
+    if kind == "matrix":
+        return isinstance(value, list) and all(isinstance(row, list) for row in value)
+    return isinstance(value, list)
+
+
+def loads_scenario(text: str, file: str = "<scenario>") -> ExploreConfig:
+    """Parse TOML text; `file` is the name used in messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise MaskattnError("explore_file_not_toml", file=file, problem=str(e)) from None
+    for key, value in data.items():
+        if key not in KEY_TYPES:
+            raise MaskattnError(
+                "explore_file_unknown_key", file=file, key=key, choices=", ".join(FIELDS)
+            )
+        kind = KEY_TYPES[key]
+        if not _type_ok(kind, value):
+            raise MaskattnError(f"explore_file_type_{kind}", file=file, key=key, value=value)
+    try:
+        return ExploreConfig(**data)
+    except MaskattnError as e:
+        raise ContextError("explore_in_file", e, file=file, key=field_of(e) or "?") from None
+
+
+def load_scenario(path: str | os.PathLike) -> ExploreConfig:
+    """Read and validate a scenario file."""
+    file = os.fspath(path)
+    try:
+        raw = Path(file).read_bytes()
+    except FileNotFoundError:
+        raise MaskattnError("explore_file_missing", file=file) from None
+    except IsADirectoryError:
+        raise MaskattnError("explore_file_is_dir", file=file) from None
+    except OSError as e:
+        raise MaskattnError("explore_file_unreadable", file=file, problem=e.strerror or e) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MaskattnError("explore_file_not_utf8", file=file) from None
+    return loads_scenario(text, file)
+
+
+# --- writing ------------------------------------------------------------------
+
+
+def _number(x: float | int) -> str:
+    if isinstance(x, int):
+        return str(x)
+    return repr(float(x))  # shortest text that reads back to the same float
+
+
+def _array(values) -> str:
+    return "[" + ", ".join(_array(v) if isinstance(v, (list, tuple)) else _number(v) for v in values) + "]"
+
+
+def _text(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def dumps_scenario(config: ExploreConfig) -> str:
+    """The configuration as TOML text (written by hand: no TOML writer
+    dependency). Explicit Q/K/V and overrides appear only when set."""
+    lines = [
+        f"# {t('explore.file_header', 'en')}",
+        f"past = {config.past}",
+        f"new = {config.new}",
+        f"pad = {config.pad}",
+        f"pad_side = {_text(config.pad_side)}",
+        f"causal = {'true' if config.causal else 'false'}",
+        f"temperature = {_number(config.temperature)}",
+        f"empty_row_policy = {_text(config.empty_row_policy)}",
+        f"seed = {config.seed}",
+    ]
+    for name in ("q", "k", "v"):
+        value = getattr(config, name)
+        if value is not None:
+            lines.append(f"{name} = {_array(value)}")
+    if config.v_override:
+        lines.append(f"v_override = {_array(config.v_override)}")
+    if config.score_override:
+        lines.append(f"score_override = {_array(config.score_override)}")
+    return "\n".join(lines) + "\n"
+
+
+def save_scenario(
+    config: ExploreConfig, path: str | os.PathLike, overwrite: bool = False
+) -> Path:
+    """Write `config` to `path` atomically: a temporary file in the same
+    directory, then a rename. An existing file is left alone (MaskattnError
+    "explore_file_exists") unless `overwrite` is True. Returns the path."""
+    target = Path(path)
+    file = os.fspath(path)
+    text = dumps_scenario(config)
+    if not overwrite and os.path.lexists(target):
+        raise MaskattnError("explore_file_exists", file=file)
+    mode = 0o644
+    if overwrite and target.is_file():
+        mode = target.stat().st_mode & 0o777
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
+        )
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)  # atomic, and refuses an existing name
+            except FileExistsError:
+                raise MaskattnError("explore_file_exists", file=file) from None
+            except OSError:  # no hard links here: check, then rename
+                if os.path.lexists(target):
+                    raise MaskattnError("explore_file_exists", file=file) from None
+                os.replace(tmp, target)
+        return target
+    except OSError as e:
+        raise MaskattnError("explore_file_write", file=file, problem=e.strerror or e) from None
+    finally:
+        if tmp is not None and os.path.lexists(tmp):
+            os.unlink(tmp)
