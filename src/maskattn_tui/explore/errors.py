@@ -28,6 +28,7 @@ class ContextError(MaskattnError):
 
 
 def field_of(error: MaskattnError) -> str | None:
-    """The configuration field an error is about, if it says."""
-    field = error.params.get("field")
+    """The configuration field an error is about, if it says (matrix
+    errors from the engine call it `name`)."""
+    field = error.params.get("field", error.params.get("name"))
     return str(field) if field is not None else None
