@@ -96,8 +96,19 @@ class LeakProbeResult:
 
     @property
     def correct_unchanged(self) -> bool:
-        """The claim: with the correct mask no guarded row's output moves."""
+        """The claim: with the correct mask no guarded row's output moves.
+        False only under the "uniform" empty-row policy (see empty_leak_rows)."""
         return all(self.correct_change[r] <= TOLERANCE for r in self.guarded_rows)
+
+    @property
+    def empty_leak_rows(self) -> tuple[int, ...]:
+        """Guarded rows with no visible key whose output moves even with the
+        correct mask: the "uniform" policy (what a finite big negative gives)
+        averages over every key, forbidden ones included - a silent leak."""
+        return tuple(
+            r for r in self.guarded_rows
+            if r in self.correct.empty_rows and self.correct_change[r] > TOLERANCE
+        )
 
     @property
     def leak_rows(self) -> tuple[int, ...]:
