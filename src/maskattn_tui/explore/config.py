@@ -190,7 +190,7 @@ class ExploreConfig:
         lo, hi = TEMPERATURE_RANGE
         if not lo <= temperature <= hi:
             raise MaskattnError(
-                "explore_range", field="temperature", value=self.temperature, lo=lo, hi=hi
+                "explore_range", field="temperature", value=self.temperature, lo=f"{lo:g}", hi=f"{hi:g}"
             )
         set_(self, "temperature", temperature)
         if self.empty_row_policy not in EMPTY_ROW_POLICIES:

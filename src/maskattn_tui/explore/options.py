@@ -126,7 +126,7 @@ def config_from_args(
         if field in given:
             raise ContextError("explore_in_option", e, option=OPTIONS[field][0]) from None
         if scenario:
-            raise ContextError("explore_in_file", e, file=scenario, key=field or "?") from None
+            raise ContextError("explore_in_file", e, file=scenario, toml_key=field or "?") from None
         raise
 
 

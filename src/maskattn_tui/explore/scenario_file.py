@@ -78,15 +78,15 @@ def loads_scenario(text: str, file: str = "<scenario>") -> ExploreConfig:
     for key, value in data.items():
         if key not in KEY_TYPES:
             raise MaskattnError(
-                "explore_file_unknown_key", file=file, key=key, choices=", ".join(FIELDS)
+                "explore_file_unknown_key", file=file, toml_key=key, choices=", ".join(FIELDS)
             )
         kind = KEY_TYPES[key]
         if not _type_ok(kind, value):
-            raise MaskattnError(f"explore_file_type_{kind}", file=file, key=key, value=value)
+            raise MaskattnError(f"explore_file_type_{kind}", file=file, toml_key=key, value=value)
     try:
         return ExploreConfig(**data)
     except MaskattnError as e:
-        raise ContextError("explore_in_file", e, file=file, key=field_of(e) or "?") from None
+        raise ContextError("explore_in_file", e, file=file, toml_key=field_of(e) or "?") from None
 
 
 def load_scenario(path: str | os.PathLike) -> ExploreConfig:
