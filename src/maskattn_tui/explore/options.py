@@ -12,7 +12,7 @@ command line is absent from `args` - safe when the same options are added to
 the main parser and to sub-parsers. Values are converted and checked here
 (not by argparse), so a bad value raises MaskattnError (the CLI prints it on
 one line and exits 2). Options given on the command line override the
-values of a --scenario file. --lens alone does not start explore mode: it
+values of a --scenario file (which must be valid on its own). --lens alone does not start explore mode: it
 applies to whatever table is shown.
 
 Destinations on `args`: explore_past, explore_new, explore_pad,
