@@ -248,3 +248,27 @@ def test_causal_off_on_the_chapters_data_by_hand():
     w = weights_by_hand([0.0, s, s], [True] * 3)
     assert res.off_result.weights[1] == pytest.approx(w, abs=1e-12)
     assert res.output_change[2] == 0.0  # the last row had no future anyway
+
+
+def test_every_experiment_as_strict_json_in_both_languages():
+    import json
+
+    from maskattn_tui.explore import EXPERIMENTS, experiment_data, run_experiment
+
+    c = ExploreConfig(past=1, new=3, pad=2, empty_row_policy="nan")  # NaN rows on purpose
+    for lang in ("en", "zh"):
+        for name in EXPERIMENTS:
+            data = experiment_data(name, run_experiment(name, c), lang)
+            text = json.dumps(data, allow_nan=False, ensure_ascii=False)
+            back = json.loads(text)
+            assert back["experiment"] == name and back["title"] and back["claim"]
+    data = experiment_data("offset-bug", run_experiment("offset-bug", ExploreConfig()))
+    assert data["wrong"]["allowed"] == [[True, False, False, False, False], [True, True, False, False, False]]
+    assert data["differing_cells"] == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [1, 4]]
+    assert data["wrong"]["cells"][0][1] == "future"
+    leak = experiment_data("leak-probe", run_experiment("leak-probe", ExploreConfig(**CHAPTER)), "zh")
+    assert leak["correct_unchanged"] is True and leak["leak_rows"] == [0]
+    assert leak["title"] == "泄漏探针"
+    nan_rows = experiment_data("polarity-bug", run_experiment("polarity-bug", c))
+    assert nan_rows["correct_result"]["outputs"][0] == [None]  # NaN -> null
+    assert nan_rows["correct_result"]["weights"][0] == [None] * 4

@@ -149,3 +149,17 @@ def test_conflict_between_file_and_option_names_the_source(tmp_path):
     with pytest.raises(MaskattnError) as info:
         config_from_args(parse("--scenario", str(path), "--new", "3"))
     assert f"{path}: key 'q': q must have 3 rows" in str(info.value)
+
+
+def test_experiment_option():
+    from maskattn_tui.explore import EXPERIMENTS, experiments_from_args
+
+    args = parse("--experiment", "offset-bug,leak-probe")
+    assert experiments_from_args(args) == ("leak-probe", "offset-bug")
+    assert config_from_args(args) == ExploreConfig()  # starts explore mode on the defaults
+    assert experiments_from_args(parse("--experiment", "all")) == EXPERIMENTS
+    assert experiments_from_args(parse()) is None
+    with pytest.raises(MaskattnError) as info:
+        experiments_from_args(parse("--experiment", "leak"))
+    assert str(info.value).startswith("option --experiment: unknown experiment 'leak'")
+    assert "--experiment NAME" in parser().format_help()

@@ -17,11 +17,19 @@ from maskattn_tui.explore.errors import ContextError
 from maskattn_tui.explore.experiments import (
     EXPERIMENTS,
     causal_off,
+    experiment_data,
     leak_probe,
     offset_bug,
+    parse_experiment_names,
     polarity_bug,
+    run_experiment,
 )
-from maskattn_tui.explore.options import add_explore_arguments, config_from_args, lenses_from_args
+from maskattn_tui.explore.options import (
+    add_explore_arguments,
+    config_from_args,
+    experiments_from_args,
+    lenses_from_args,
+)
 from maskattn_tui.explore.scenario_file import (
     dumps_scenario,
     load_scenario,
@@ -40,6 +48,8 @@ __all__ = [
     "config_from_args",
     "dumps_scenario",
     "evaluate",
+    "experiment_data",
+    "experiments_from_args",
     "explore_view",
     "generate_inputs",
     "leak_probe",
@@ -49,8 +59,10 @@ __all__ = [
     "load_scenario",
     "loads_scenario",
     "offset_bug",
+    "parse_experiment_names",
     "parse_lens_names",
     "polarity_bug",
+    "run_experiment",
     "save_scenario",
     "to_spec",
 ]

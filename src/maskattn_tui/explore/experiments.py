@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from maskattn_tui.attention import AttentionResult
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
 from maskattn_tui.matrices import Matrix
 from maskattn_tui.visibility import Cell, VisibilityTable, row_number_table
 
@@ -269,3 +271,88 @@ def causal_off(config: ExploreConfig) -> CausalOffResult:
         off_result=off_result,
         output_change=_deltas(off_result, causal_result),
     )
+
+
+# --- by name, and as plain data -------------------------------------------------
+
+ExperimentResult = LeakProbeResult | OffsetBugResult | PolarityBugResult | CausalOffResult
+
+
+def parse_experiment_names(value: str | Sequence[str]) -> tuple[str, ...]:
+    """"all", one name, or several separated by commas -> names in
+    EXPERIMENTS order. Unknown names raise MaskattnError."""
+    parts = value.split(",") if isinstance(value, str) else list(value)
+    names = [p.strip() for p in parts if p.strip()]
+    choices = ", ".join((*EXPERIMENTS, "all"))
+    if not names:
+        raise MaskattnError("explore_experiment", field="experiment", value=value, choices=choices)
+    for name in names:
+        if name != "all" and name not in EXPERIMENTS:
+            raise MaskattnError("explore_experiment", field="experiment", value=name, choices=choices)
+    if "all" in names:
+        return EXPERIMENTS
+    return tuple(n for n in EXPERIMENTS if n in names)
+
+
+def run_experiment(name: str, config: ExploreConfig) -> ExperimentResult:
+    """One experiment by name (EXPERIMENTS); the leak probe's broken mask is
+    "causal-off" (use leak_probe(config, "offset") for the other)."""
+    runs = {
+        "leak-probe": leak_probe,
+        "offset-bug": offset_bug,
+        "polarity-bug": polarity_bug,
+        "causal-off": causal_off,
+    }
+    if name not in runs:
+        raise MaskattnError(
+            "explore_experiment", field="experiment", value=name, choices=", ".join(EXPERIMENTS)
+        )
+    return runs[name](config)
+
+
+def _plain(x: object) -> object:
+    """JSON-ready: tables as cells, NaN as None, infinities as text."""
+    if isinstance(x, VisibilityTable):
+        return {
+            "query_positions": list(x.query_positions),
+            "key_positions": list(x.key_positions),
+            "key_is_pad": list(x.key_is_pad),
+            "causal": x.causal,
+            "cells": [[c.value for c in row] for row in x.cells],
+            "allowed": [list(row) for row in x.allowed],
+        }
+    if isinstance(x, AttentionResult):
+        return {
+            "scores": _plain(x.scores),
+            "weights": _plain(x.weights),
+            "outputs": _plain(x.outputs),
+            "empty_rows": list(x.empty_rows),
+        }
+    if isinstance(x, float):
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+    if isinstance(x, (tuple, list)):
+        return [_plain(v) for v in x]
+    return x
+
+
+def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> dict:
+    """An experiment's result as JSON-ready data (no NaN or Infinity tokens:
+    NaN -> null, +-inf -> "inf"/"-inf"), with its title and claim in `lang`."""
+    data: dict = {
+        "experiment": name,
+        "title": t(f"explore.experiment.{name}.title", lang),
+        "claim": t(f"explore.experiment.{name}.claim", lang),
+    }
+    for f in fields(result):
+        data[f.name] = _plain(getattr(result, f.name))
+    extra = {
+        LeakProbeResult: ("correct_unchanged", "leak_rows", "changed_rows", "empty_leak_rows"),
+        OffsetBugResult: ("differing_cells",),
+    }.get(type(result), ())
+    for prop in extra:
+        data[prop] = _plain(getattr(result, prop))
+    return data

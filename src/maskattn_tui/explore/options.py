@@ -3,9 +3,11 @@
     add_explore_arguments(parser)      # adds the options below
     config = config_from_args(args)    # ExploreConfig, or None if none given
     names = lenses_from_args(args)     # lens names, or None if --lens absent
+    runs = experiments_from_args(args) # experiment names, or None
 
 Options: --past P --new N --pad K --pad-side left|right --no-causal
---temperature T --empty-row POLICY --seed S --scenario FILE --lens NAME.
+--temperature T --empty-row POLICY --seed S --scenario FILE --lens NAME
+--experiment NAME.
 
 Every option defaults to argparse.SUPPRESS, so an option absent from the
 command line is absent from `args` - safe when the same options are added to
@@ -17,7 +19,9 @@ applies to whatever table is shown.
 
 Destinations on `args`: explore_past, explore_new, explore_pad,
 explore_pad_side, explore_causal, explore_temperature, explore_empty_row,
-explore_seed, explore_scenario, explore_lens. No Textual or Rich here."""
+explore_seed, explore_scenario, explore_lens, explore_experiment. No
+Textual or Rich here. --experiment starts explore mode (on the defaults if
+nothing else is given)."""
 
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ from maskattn_tui.explore.config import (
     ExploreConfig,
 )
 from maskattn_tui.explore.errors import ContextError, field_of
+from maskattn_tui.explore.experiments import EXPERIMENTS, parse_experiment_names
 from maskattn_tui.explore.scenario_file import load_scenario
 
 #: config field -> (option, args destination, converter kind)
@@ -52,6 +57,7 @@ OPTIONS = {
 }
 SCENARIO_DEST = "explore_scenario"
 LENS_DEST = "explore_lens"
+EXPERIMENT_DEST = "explore_experiment"
 
 
 def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> None:
@@ -81,6 +87,8 @@ def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> 
                    help=t("explore.help.scenario", lang))
     g.add_argument("--lens", metavar="NAME", dest=LENS_DEST, default=S,
                    help=t("explore.help.lens", lang, choices=", ".join((*LENS_NAMES, ALL))))
+    g.add_argument("--experiment", metavar="NAME", dest=EXPERIMENT_DEST, default=S,
+                   help=t("explore.help.experiment", lang, choices=", ".join((*EXPERIMENTS, ALL))))
 
 
 def _convert(field: str, raw: object) -> object:
@@ -103,7 +111,11 @@ def _convert(field: str, raw: object) -> object:
 
 def explore_requested(args: argparse.Namespace) -> bool:
     """Was any option that starts explore mode given? (--lens does not.)"""
-    return hasattr(args, SCENARIO_DEST) or any(hasattr(args, dest) for _, dest, _ in OPTIONS.values())
+    return (
+        hasattr(args, SCENARIO_DEST)
+        or hasattr(args, EXPERIMENT_DEST)
+        or any(hasattr(args, dest) for _, dest, _ in OPTIONS.values())
+    )
 
 
 def config_from_args(
@@ -139,3 +151,14 @@ def lenses_from_args(args: argparse.Namespace) -> tuple[str, ...] | None:
         return parse_lens_names(getattr(args, LENS_DEST))
     except MaskattnError as e:
         raise ContextError("explore_in_option", e, option="--lens") from None
+
+
+def experiments_from_args(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The experiment names asked for with --experiment (comma-separated, or
+    "all"), or None when it was not given. Unknown names raise MaskattnError."""
+    if not hasattr(args, EXPERIMENT_DEST):
+        return None
+    try:
+        return parse_experiment_names(getattr(args, EXPERIMENT_DEST))
+    except MaskattnError as e:
+        raise ContextError("explore_in_option", e, option="--experiment") from None
