@@ -131,3 +131,29 @@ def test_json_has_no_nan_or_infinity_for_any_policy():
         else:
             assert s["weights"][0] == [0.5, 0.5] and s["outputs"][0] == [4.0]
         assert s["weights"][1] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_numbers_quoted_in_captions_match_the_engine(capsys, lang):
+    """Every 4-decimal number the captions quote is one the engine computes."""
+    import re
+
+    doc = run_json(capsys, "--lang", lang)
+    quoted_total = 0
+    for s in doc["steps"]:
+        computed = set()
+
+        def collect(x):
+            if isinstance(x, list):
+                for y in x:
+                    collect(y)
+            elif isinstance(x, dict):
+                for y in x.values():
+                    collect(y)
+            elif isinstance(x, float):
+                computed.add(f"{x:.4f}")
+        collect([s["scores"], s["weights"], s["outputs"], s.get("compare", {})])
+        for number in re.findall(r"\d+\.\d{4}", s["caption"]):
+            quoted_total += 1
+            assert number in computed, (s["step"], number)
+    assert quoted_total >= 10

@@ -70,7 +70,7 @@ def _add_common(p: argparse.ArgumentParser, step_help: str = "cli.help.step") ->
 def _add_explore(p: argparse.ArgumentParser) -> None:
     from maskattn_tui.explore.options import add_explore_arguments
 
-    add_explore_arguments(p)
+    add_explore_arguments(p, _ENV_LANG)
 
 
 def build_parser() -> Parser:
@@ -122,7 +122,7 @@ def _explore_spec(args, lang: str):
     config = config_from_args(args)
     if config is None:
         return None
-    from maskattn_tui.explore.config import to_spec
+    from maskattn_tui.explore.view import to_spec
 
     return to_spec(config)
 

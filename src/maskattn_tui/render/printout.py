@@ -16,8 +16,9 @@ from maskattn_tui.stepview import StepView
 
 def step_block(figure: Figure, view: StepView, lang: str, palette: Palette, row: int | None = None) -> RenderableType:
     row = view.spec.focus_rows[0] if row is None else row
-    head = Text(f"{palette.pick(figure.title, lang)} · ", style=palette.style("title"))
-    head.append(palette.t("render.step_counter", lang, step=view.step, steps=view.steps), style=palette.style("header"))
+    # The counter first: on a narrow page the title is what gets cut.
+    head = Text(palette.t("render.step_counter", lang, step=view.step, steps=view.steps), style=palette.style("header"))
+    head.append(f" · {palette.pick(figure.title, lang)}", style=palette.style("title"))
     return Group(
         Rule(head, style=palette.style("dim"), characters="=" if palette.ascii else "─"),
         Text(palette.tr(view.text("condition", lang)), style=palette.style("header")),
