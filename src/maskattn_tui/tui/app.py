@@ -162,7 +162,8 @@ class MaskattnApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.state.lang, self.COMMAND_PALETTE_BINDING.replace("ctrl+", "^")))
+            palette_key = self.COMMAND_PALETTE_BINDING.replace("ctrl+", "^")
+            self.push_screen(HelpScreen(self.state.lang, palette_key, ascii=self.glyphs is ASCII))
 
     def action_scroll_figure(self, dx: int) -> None:
         self.query_one("#grid-pane", Pane).scroll_relative(x=dx, animate=False)

@@ -70,5 +70,9 @@ def description(binding: Binding, lang: str) -> str:
     return t(f"tui.key.{binding.id}", lang)
 
 
-def key_text(binding: Binding) -> str:
-    return binding.key_display or binding.key
+def key_text(binding: Binding, ascii: bool = False) -> str:
+    """How the key is shown; with `ascii`, arrows are spelled by key name."""
+    shown = binding.key_display or binding.key
+    if ascii and not shown.isascii():
+        return binding.key.split(",")[0]
+    return shown

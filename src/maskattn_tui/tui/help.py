@@ -14,12 +14,12 @@ from maskattn_tui.i18n import t
 from maskattn_tui.tui.bindings import FIGURE_BINDINGS, description, key_text
 
 
-def keys_table(lang: str, palette_key: str) -> Table:
+def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column()
     for binding in FIGURE_BINDINGS:
-        table.add_row(key_text(binding), description(binding, lang))
+        table.add_row(key_text(binding, ascii), description(binding, lang))
     table.add_row(t("tui.help.mouse", lang), t("tui.help.mouse_desc", lang))
     table.add_row(palette_key, t("tui.key.palette", lang))
     return table
@@ -46,10 +46,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q", "close", show=False),
     ]
 
-    def __init__(self, lang: str, palette_key: str) -> None:
+    def __init__(self, lang: str, palette_key: str, ascii: bool = False) -> None:
         super().__init__()
         self.lang = lang
         self.palette_key = palette_key
+        self.ascii = ascii
 
     def compose(self) -> ComposeResult:
         lang = self.lang
@@ -58,7 +59,7 @@ class HelpScreen(ModalScreen[None]):
             scroll.border_subtitle = t("tui.help.close", lang)
             yield Static(Text(t("tui.help.intro", lang)))
             yield Static("")
-            yield Static(keys_table(lang, self.palette_key))
+            yield Static(keys_table(lang, self.palette_key, self.ascii), id="keys-table")
             yield Static("")
             yield Static(Text(t("tui.help.machine", lang)))
 

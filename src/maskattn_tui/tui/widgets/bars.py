@@ -12,6 +12,10 @@ BAR_MIN, BAR_MAX = 6, 40
 
 
 class BarsView(FigureView):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._widths: dict[tuple, int] = {}
+
     def bars(self, width: int) -> RenderableType:
         state = self.state
         assert state is not None
@@ -19,12 +23,16 @@ class BarsView(FigureView):
 
     def bar_width(self, room: int) -> int:
         """The longest bars whose rows still fit in `room` cells."""
-        console = self.app.console
-        options = console.options
-        for width in range(BAR_MAX, BAR_MIN, -1):
-            if natural_width(console, options, self.bars(width)) <= room:
-                return width
-        return BAR_MIN
+        key = (self.state, room)
+        if key not in self._widths:
+            console = self.app.console
+            fits = lambda width: natural_width(console, console.options, self.bars(width)) <= room  # noqa: E731
+            low, high = BAR_MIN, BAR_MAX  # binary search: rows grow with the bar
+            while low < high:
+                mid = (low + high + 1) // 2
+                low, high = (mid, high) if fits(mid) else (low, mid - 1)
+            self._widths[key] = low
+        return self._widths[key]
 
     def render(self) -> RenderableType:
         if self.state is None:

@@ -28,16 +28,24 @@ class TooSmall(Widget):
         self.min_width = min_width
         self.min_height = min_height
 
-    def render(self) -> RenderableType:
+    def notice(self, full: bool) -> Text:
         width, height = self.app.size
         text = Text(justify="center")
         for i, lang in enumerate(LANGS):
             if i:
-                text.append("\n\n")
-            text.append(t("tui.too_small.title", lang) + "\n", style="bold")
+                text.append("\n\n" if full else "\n")
+            if full:
+                text.append(t("tui.too_small.title", lang) + "\n", style="bold")
             text.append(t("tui.too_small.body", lang, w=self.min_width, h=self.min_height, cw=width, ch=height))
-        text.append("\n\n" + " · ".join(t("tui.too_small.quit", lang) for lang in LANGS))
+        if full:
+            text.append("\n\n" + " · ".join(t("tui.too_small.quit", lang) for lang in LANGS))
         return text
+
+    def render(self) -> RenderableType:
+        """The full notice if it fits, else just the two sentences."""
+        full = self.notice(full=True)
+        lines = full.wrap(self.app.console, max(1, self.content_size.width))
+        return full if len(lines) <= self.content_size.height else self.notice(full=False)
 
     def on_resize(self) -> None:
         self.refresh()

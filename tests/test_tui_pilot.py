@@ -1,0 +1,271 @@
+"""The app driven by keys, clicks and resizes: every change of state is the
+step machine's, the widgets only show it."""
+
+from __future__ import annotations
+
+import io
+import random
+import unicodedata
+
+from rich.console import Console
+
+import pytest
+from textual import events
+from textual.keys import _get_unicode_name_from_key
+
+from maskattn_tui.i18n import LANGS
+from maskattn_tui.scenario import load_f12
+from maskattn_tui.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
+from maskattn_tui.tui import make_app
+from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
+from maskattn_tui.tui.bindings import FIGURE_BINDINGS
+from maskattn_tui.tui.help import HelpScreen, keys_table
+from maskattn_tui.tui.widgets.grid import GridView
+
+SHAPES = load_f12().shapes
+
+#: What each key should do, straight from the machine.
+MODEL = {
+    "left": PlayerState.prev,
+    "right": PlayerState.next,
+    "space": PlayerState.toggle_play,
+    "plus": PlayerState.slower,
+    "minus": PlayerState.faster,
+    "home": PlayerState.first,
+    "end": PlayerState.last,
+    "up": lambda s: s.move_row(-1),
+    "down": lambda s: s.move_row(1),
+    "L": PlayerState.toggle_language,
+}
+
+
+def assert_valid(state: PlayerState) -> None:
+    assert 1 <= state.step <= state.steps == 5
+    assert 0 <= state.row < state.rows
+    assert DWELL_MIN <= state.dwell <= DWELL_MAX
+    assert state.lang in LANGS
+    assert not (state.playing and state.at_last)
+
+
+async def test_starts_still_at_step_1():
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.state == new_player(SHAPES)
+        assert not app.state.playing
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ["right", "right", "down", "up", "up", "left", "end", "home"],
+        ["space", "space", "plus", "plus", "minus", "end", "space", "right"],
+        ["end", "down", "down", "up", "L", "left", "L", "home", "left"],
+        ["minus"] * 12 + ["plus"] * 15,
+    ],
+    ids=["steps-and-rows", "play-and-dwell", "rows-and-language", "dwell-bounds"],
+)
+async def test_keys_change_state_as_the_machine_says(keys):
+    app = make_app(dwell=10.0)  # long dwell: no tick during the test
+    expected = new_player(SHAPES, dwell=10.0)
+    async with app.run_test() as pilot:
+        for key in keys:
+            await pilot.press(key)
+            expected = MODEL[key](expected)
+            assert app.state == expected, key
+
+
+async def test_playback_reaches_the_last_step_and_stops():
+    app = make_app(play=True, dwell=0.25)
+    async with app.run_test() as pilot:
+        assert app.state.playing
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if app.state.at_last:
+                break
+        await pilot.pause(0.6)  # more than two dwells after the end
+        assert app.state.step == 5
+        assert not app.state.playing
+        assert app.return_code is None  # still running, no error
+
+
+async def test_manual_step_pauses_playback():
+    app = make_app(play=True, dwell=10.0)
+    async with app.run_test() as pilot:
+        assert app.state.playing
+        await pilot.press("right")
+        assert app.state.step == 2
+        assert not app.state.playing
+
+
+async def test_play_at_the_last_step_restarts():
+    app = make_app(step=5, dwell=10.0)
+    async with app.run_test() as pilot:
+        await pilot.press("space")
+        assert app.state.step == 1 and app.state.playing
+
+
+async def test_exit_at_end_exits_zero_after_the_last_step():
+    app = make_app(play=True, dwell=0.25, exit_at_end=True)
+    async with app.run_test() as pilot:
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if app.return_code is not None:
+                break
+    assert app.return_code == 0
+    assert app.state.step == 5
+
+
+async def test_language_switch_keeps_step_and_row():
+    app = make_app(step=3)
+    async with app.run_test() as pilot:
+        await pilot.press("up")
+        before = app.state
+        await pilot.press("L")
+        assert app.state.lang == "zh"
+        assert (app.state.step, app.state.row) == (before.step, before.row) == (3, 1)
+        condition = app.query_one("#condition").render()
+        assert "条件" in condition.plain
+        await pilot.press("L")
+        assert app.state == before
+
+
+@pytest.mark.parametrize("step,row", [(1, 2), (3, 0), (5, 1)], ids=["step1-row2", "step3-row0", "step5-row1"])
+async def test_click_on_a_grid_row_selects_it(step, row):
+    app = make_app(step=step, dwell=10.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        grid = app.query_one("#grid", GridView)
+        lines = [y for y in range(grid.content_size.height) if grid.row_at(y) == row]
+        assert lines, "the row is drawn somewhere"
+        assert await pilot.click("#grid", offset=(4, lines[0]))
+        assert app.state.row == row
+        assert app.state.step == step
+
+
+async def test_click_outside_the_rows_changes_nothing():
+    app = make_app(step=3)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        before = app.state
+        await pilot.click("#grid", offset=(2, 0))  # the top border
+        assert app.state == before
+
+
+async def test_help_lists_every_binding_and_blocks_figure_keys():
+    app = make_app(step=2)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(width=100, record=True, file=io.StringIO())
+        console.print(keys_table("en", "^p"))
+        text = console.export_text()
+        for binding in FIGURE_BINDINGS:
+            assert (binding.key_display or binding.key) in text
+            assert binding.description in text
+        assert app.screen.query_one("#keys-table")
+        before = app.state
+        await pilot.press("right", "space", "L")
+        assert app.state == before
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("right")
+        assert app.state.step == 3
+
+
+async def test_zoom_enlarges_the_figure_and_back():
+    app = make_app(step=4)
+    async with app.run_test() as pilot:
+        body = app.query_one("#body")
+        await pilot.press("z")
+        assert app.zoomed and body.has_class("-zoomed")
+        assert not app.query_one("#bars-pane").display or app.query_one("#bars-pane").region.area == 0
+        assert app.query_one("#grid-pane").region.height > 15
+        await pilot.press("z")
+        assert not app.zoomed and app.query_one("#bars-pane").region.area > 0
+        assert app.state.step == 4
+
+
+async def test_too_small_notice_and_recovery():
+    app = make_app(step=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notice = app.query_one("#too-small")
+        assert notice.region.area == 0
+        await pilot.resize_terminal(MIN_WIDTH - 1, 30)
+        await pilot.pause()
+        assert notice.region.area > 0 and app.query_one("#body").region.area == 0
+        assert f"{MIN_WIDTH}x{MIN_HEIGHT}" in notice.render().plain
+        await pilot.resize_terminal(100, MIN_HEIGHT - 1)
+        await pilot.pause()
+        assert notice.region.area > 0
+        await pilot.resize_terminal(MIN_WIDTH, MIN_HEIGHT)
+        await pilot.pause()
+        assert notice.region.area == 0 and app.query_one("#body").region.area > 0
+        assert app.state.step == 2
+
+
+async def test_command_palette_goes_to_a_step():
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Go to step 4")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.state.step == 4
+
+
+async def test_quit():
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+def _random_keys() -> list[str]:
+    keys = []
+    for binding in FIGURE_BINDINGS:
+        if binding.action != "quit":  # quitting would end the run; tested above
+            keys.extend(k.strip() for k in binding.key.split(","))
+    return keys + ["escape"]  # leaves help
+
+
+def _send_key(app, key: str) -> None:
+    """Queue a key event as the driver would (pilot.press idles ~40 ms a
+    key, too slow for thousands); bindings handle it as usual."""
+    try:
+        char = unicodedata.lookup(_get_unicode_name_from_key(key))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+async def test_random_keys_and_resizes_never_break():
+    rng = random.Random(20261129)
+    keys = _random_keys()
+    app = make_app(dwell=0.25)
+    seen: list[PlayerState] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.watch(app, "state", lambda state: seen.append(state), init=False)
+        for _ in range(100):  # 100 bursts of 20 keys, a resize before each
+            width, height = rng.randint(20, 200), rng.randint(6, 60)
+            await pilot.resize_terminal(width, height)
+            for _ in range(20):
+                _send_key(app, rng.choice(keys))
+            await pilot.pause()
+            assert_valid(app.state)
+            if width >= MIN_WIDTH and height >= MIN_HEIGHT and app.screen is app.screen_stack[0]:
+                header = app.query_one("#player").render().plain
+                assert f"{app.state.step} / 5" in header or f"{app.state.step} / 5 步" in header
+        await pilot.press("escape")
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert_valid(app.state)
+        assert app.query_one("#body").region.area > 0
+    assert len(seen) > 500  # the keys really went through the machine
+    for state in seen:
+        assert_valid(state)
+    assert app.return_code in (None, 0)

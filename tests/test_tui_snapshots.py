@@ -1,0 +1,54 @@
+"""Snapshots of the app (pytest-textual-snapshot). Every SVG here was looked
+at as a PNG before it was accepted. Update with `pytest tests/test_tui_snapshots.py
+--snapshot-update` (never together with -k: that deletes the deselected ones)."""
+
+from __future__ import annotations
+
+import pytest
+
+from maskattn_tui.tui import make_app
+
+SIZES = [(80, 24), (120, 36)]
+CASES = [
+    pytest.param(lang, size, step, id=f"{lang}-{size[0]}x{size[1]}-step{step}")
+    for lang in ("en", "zh")
+    for size in SIZES
+    for step in range(1, 6)
+]
+
+
+@pytest.mark.parametrize("lang,size,step", CASES)
+def test_step(snap_compare, lang, size, step):
+    assert snap_compare(make_app(step=step, lang=lang), terminal_size=size)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_help_screen(snap_compare, lang):
+    assert snap_compare(make_app(step=2, lang=lang), press=["question_mark", "wait:50"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("lang,step", [("en", 4), ("zh", 5)], ids=["en-80x24-step4", "zh-80x24-step5"])
+def test_zoomed_figure(snap_compare, lang, step):
+    assert snap_compare(make_app(step=step, lang=lang), press=["z", "wait:50"], terminal_size=(80, 24))
+
+
+def test_selected_non_default_row(snap_compare):
+    # Step 3 focuses q2; select q0: the bars show row 0, the grid marks it.
+    assert snap_compare(make_app(step=3), press=["up", "up", "wait:50"], terminal_size=(80, 24))
+
+
+def test_selected_row_step5(snap_compare):
+    assert snap_compare(make_app(step=5, lang="zh"), press=["down", "wait:50"], terminal_size=(120, 36))
+
+
+@pytest.mark.parametrize("size", [(50, 24), (100, 12), (20, 6)], ids=["50x24", "100x12", "20x6"])
+def test_too_small_notice(snap_compare, size):
+    assert snap_compare(make_app(step=2), terminal_size=size)
+
+
+def test_wide_layout(snap_compare):
+    assert snap_compare(make_app(step=5), terminal_size=(160, 48))
+
+
+def test_ascii_glyphs(snap_compare):
+    assert snap_compare(make_app(step=5, ascii=True), terminal_size=(100, 30))
