@@ -241,3 +241,16 @@ def test_the_explore_core_imports_neither_textual_nor_rich():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_f12_cache_step_reproduced_as_an_explore_configuration():
+    from maskattn_tui.scenario import load_f12
+
+    step5 = load_f12().steps[4]
+    c = ExploreConfig(past=3, new=2, q=step5.q, k=step5.k, v=step5.v)
+    assert c.query_positions == step5.query_positions
+    assert c.key_positions == step5.key_positions
+    mine, theirs = explore_view(c), build_view(step5, 5)
+    assert mine.table.cells == theirs.table.cells
+    assert mine.result.weights == theirs.result.weights
+    assert mine.result.outputs == theirs.result.outputs

@@ -3,7 +3,6 @@ files, each with the message fragments it must show (file, key, problem)."""
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import sys
