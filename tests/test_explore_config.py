@@ -254,3 +254,10 @@ def test_the_f12_cache_step_reproduced_as_an_explore_configuration():
     assert mine.table.cells == theirs.table.cells
     assert mine.result.weights == theirs.result.weights
     assert mine.result.outputs == theirs.result.outputs
+
+
+def test_caption_follows_the_causal_switch():
+    on = to_spec(ExploreConfig(past=2, new=2)).caption["en"]
+    off = to_spec(ExploreConfig(past=2, new=2, causal=False)).caption["en"]
+    assert "under the causal rule each may read all the history" in on
+    assert "under the causal rule" not in off and "The causal rule is off" in off

@@ -125,7 +125,12 @@ def caption(config: ExploreConfig, lang: str, empty_rows: Sequence[int] | None =
     parts = [t("explore.caption.base", lang)]
     if config.past:
         parts.append(
-            t("explore.caption.cache", lang, past=config.past, queries=span(config.query_positions, lang))
+            t(
+                "explore.caption.cache" if config.causal else "explore.caption.cache_plain",
+                lang,
+                past=config.past,
+                queries=span(config.query_positions, lang),
+            )
         )
     if not config.causal:
         parts.append(t("explore.caption.not_causal", lang))
