@@ -85,6 +85,7 @@ class MaskattnApp(App[None]):
         yield KeyBar(views, glyphs, id="keys").data_bind(**bound)
 
     def on_mount(self) -> None:
+        self.screen.set_class(self.glyphs is ASCII, "-ascii")
         for widget_id in ("grid", "bars", "explain"):
             self.query_one(f"#{widget_id}").data_bind(state=MaskattnApp.state)
         self._sync_timer()

@@ -11,15 +11,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from maskattn_tui.i18n import t
+from maskattn_tui.render.palette import ASCII, UNICODE, Palette
 from maskattn_tui.tui.bindings import FIGURE_BINDINGS, description, key_text
 
 
 def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
+    tr = Palette(glyphs=ASCII if ascii else UNICODE).tr
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column()
     for binding in FIGURE_BINDINGS:
-        table.add_row(key_text(binding, ascii), description(binding, lang))
+        table.add_row(key_text(binding, ascii), tr(description(binding, lang)))
     table.add_row(t("tui.help.mouse", lang), t("tui.help.mouse_desc", lang))
     table.add_row(palette_key, t("tui.key.palette", lang))
     return table
@@ -41,6 +43,7 @@ class HelpScreen(ModalScreen[None]):
             & > Static { width: 100%; height: auto; }
         }
     }
+    HelpScreen.-ascii > VerticalScroll { border: ascii $accent; }
     """
     BINDINGS = [
         Binding("escape,question_mark,q", "close", show=False),
@@ -51,6 +54,9 @@ class HelpScreen(ModalScreen[None]):
         self.lang = lang
         self.palette_key = palette_key
         self.ascii = ascii
+
+    def on_mount(self) -> None:
+        self.set_class(self.ascii, "-ascii")
 
     def compose(self) -> ComposeResult:
         lang = self.lang

@@ -61,6 +61,10 @@ class StateView(Widget):
         assert self.state is not None
         return self.views[self.state.step - 1]
 
+    def tr(self, text: str) -> str:
+        """`text` as the glyph set can show it (ASCII spellings in ASCII mode)."""
+        return Palette(glyphs=self.glyphs).tr(text)
+
 
 class FigureView(StateView):
     """A StateView drawn by a render/ function with a Palette whose styles

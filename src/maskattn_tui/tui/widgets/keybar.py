@@ -25,7 +25,7 @@ class KeyBar(StateView):
 
     def entries(self, lang: str) -> list[tuple[str, str]]:
         entries = [
-            ("/".join(key_text(by_id(i), ascii=self.glyphs.box == "ASCII") for i in ids), t(label, lang)) for ids, label in FOOTER_GROUPS
+            ("/".join(key_text(by_id(i), ascii=self.glyphs.box == "ASCII") for i in ids), self.tr(t(label, lang))) for ids, label in FOOTER_GROUPS
         ]
         entries.append(("^p", t("tui.short.palette", lang)))
         return entries

@@ -45,7 +45,7 @@ class PlayerBar(StateView):
         style = self.get_component_rich_style
         text = Text()
         if self.zoomed:
-            text.append(t("tui.zoomed", lang) + "  ", style=style("player--paused", partial=True))
+            text.append(self.tr(t("tui.zoomed", lang)) + "  ", style=style("player--paused", partial=True))
         text.append(t("tui.step", lang, k=state.step, n=state.steps), style=style("player--step", partial=True))
         text.append("  ")
         if state.playing:
@@ -61,9 +61,13 @@ class PlayerBar(StateView):
         status = self.status()
         room = max(0, self.content_size.width - status.cell_len - 1)
         line = Text()
-        line.append(" " + pick(self.figure.title, self.state.lang),
+        line.append(" " + self.tr(pick(self.figure.title, self.state.lang)),
                     style=self.get_component_rich_style("player--title", partial=True))
-        line.truncate(room, overflow="ellipsis", pad=True)
+        ellipsis = self.tr("…")
+        if line.cell_len > room:
+            line.truncate(max(0, room - len(ellipsis)), overflow="crop")
+            line.append(ellipsis)
+        line.truncate(room, pad=True)
         line.append(" ")
         line.append_text(status)
         line.no_wrap = True
