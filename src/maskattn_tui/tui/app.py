@@ -61,6 +61,9 @@ class MaskattnApp(App[None]):
         super().__init__()
         self.figure = figure
         self.views = views
+        # The header's title: the figure's, or an explored step's own.
+        explored = len(views) == 1 and views[0].spec.kind == "explore"
+        self.heading = views[0].spec.title if explored and views[0].spec.title else figure.title
         self.glyphs = glyphs
         self.exit_at_end = exit_at_end
         self._timer: Timer | None = None
@@ -71,7 +74,7 @@ class MaskattnApp(App[None]):
     def compose(self) -> ComposeResult:
         views, glyphs = self.views, self.glyphs
         bound = {"state": MaskattnApp.state}
-        yield PlayerBar(self.figure, views, glyphs, id="player").data_bind(**bound, zoomed=MaskattnApp.zoomed)
+        yield PlayerBar(self.heading, views, glyphs, id="player").data_bind(**bound, zoomed=MaskattnApp.zoomed)
         yield ConditionLine(views, glyphs, id="condition").data_bind(**bound)
         with Container(id="body"):
             with Container(id="figure"):

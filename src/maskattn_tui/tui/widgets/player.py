@@ -7,7 +7,6 @@ from rich.text import Text
 from textual.reactive import reactive
 
 from maskattn_tui.i18n import pick, t
-from maskattn_tui.scenario import Figure
 from maskattn_tui.tui.widgets.base import StateView
 
 PAUSED_MARK = "||"
@@ -34,9 +33,9 @@ class PlayerBar(StateView):
     #: View-only: whether the figure is enlarged (shown as a hint).
     zoomed: reactive[bool] = reactive(False)
 
-    def __init__(self, figure: Figure, *args, **kwargs) -> None:
+    def __init__(self, heading: dict[str, str], *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.figure = figure
+        self.heading = heading
 
     def status(self) -> Text:
         state = self.state
@@ -61,7 +60,7 @@ class PlayerBar(StateView):
         status = self.status()
         room = max(0, self.content_size.width - status.cell_len - 1)
         line = Text()
-        line.append(" " + self.tr(pick(self.figure.title, self.state.lang)),
+        line.append(" " + self.tr(pick(self.heading, self.state.lang)),
                     style=self.get_component_rich_style("player--title", partial=True))
         ellipsis = self.tr("…")
         if line.cell_len > room:

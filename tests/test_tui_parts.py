@@ -1,0 +1,104 @@
+"""The TUI's parts without a running terminal: bindings, strings, footer,
+and the explore entry point of make_app."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from maskattn_tui.i18n import LANGS, catalog
+from maskattn_tui.scenario import load_f12
+from maskattn_tui.tui import make_app
+from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH, MaskattnApp
+from maskattn_tui.tui.bindings import FIGURE_ACTIONS, FIGURE_BINDINGS, FOOTER_GROUPS, FOOTER_PRIORITY
+
+TUI_SRC = Path(__file__).resolve().parent.parent / "src" / "maskattn_tui" / "tui"
+
+
+def test_every_binding_has_an_action_and_strings():
+    ids = [b.id for b in FIGURE_BINDINGS]
+    assert len(ids) == len(set(ids))
+    for binding in FIGURE_BINDINGS:
+        name = binding.action.split("(")[0]
+        assert callable(getattr(MaskattnApp, f"action_{name}")), name
+        for lang in LANGS:
+            assert catalog()[f"tui.key.{binding.id}"][lang]
+
+
+def test_footer_shows_every_shown_binding_once():
+    grouped = [i for ids, _ in FOOTER_GROUPS for i in ids]
+    assert sorted(grouped) == sorted(b.id for b in FIGURE_BINDINGS if b.show)
+    assert sorted(FOOTER_PRIORITY) == list(range(len(FOOTER_GROUPS) + 1))
+
+
+def test_figure_actions_exclude_quit_and_help():
+    assert "quit" not in FIGURE_ACTIONS and "help" not in FIGURE_ACTIONS
+    assert {"next", "prev", "toggle_play", "row", "zoom", "toggle_language"} <= FIGURE_ACTIONS
+
+
+def test_tui_strings_are_complete_and_used():
+    raw = json.loads((resources.files("maskattn_tui") / "data" / "strings" / "tui.json").read_text("utf-8"))
+    for key, texts in raw.items():
+        assert key.startswith("tui."), key
+        assert set(texts) == set(LANGS) and all(texts.values()), key
+    source = "\n".join(p.read_text("utf-8") for p in TUI_SRC.rglob("*.py"))
+    used = set(re.findall(r'["\'](tui\.[a-z_.]+)["\']', source))
+    dynamic = {"tui.key.", "tui.lang_name."}  # built from binding ids / language codes
+    assert used <= set(raw), used - set(raw)
+    unused = {k for k in raw if k not in used and not any(k.startswith(d) for d in dynamic)}
+    assert not unused, unused
+
+
+def test_minimum_size_is_below_80x24():
+    assert MIN_WIDTH <= 80 - 10 and MIN_HEIGHT <= 24 - 2
+
+
+def explore_spec():
+    base = load_f12().steps[4]
+    return dataclasses.replace(
+        base, step=1, kind="explore",
+        title={"en": "Explore: a test configuration", "zh": "探索：测试配置"},
+    )
+
+
+async def test_make_app_with_a_spec_shows_that_single_step():
+    app = make_app(spec=explore_spec(), lang="en", dwell=10.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        header = app.query_one("#player").render().plain
+        assert "Explore: a test configuration" in header and "1 / 1" in header
+        await pilot.press("right", "end", "left", "home")
+        assert app.state.step == 1 and app.state.steps == 1
+        await pilot.press("down")
+        assert app.state.row == 1
+        await pilot.press("L")
+        assert "探索" in app.query_one("#player").render().plain
+
+
+@pytest.mark.parametrize("step", [0, 6, 99])
+def test_make_app_clamps_the_step(step):
+    app = make_app(step=step)
+    assert 1 <= app.state.step <= 5
+
+
+def test_widgets_never_assign_the_state():
+    """One source of truth: only the app's actions replace `state`."""
+    import ast
+
+    for path in (TUI_SRC / "widgets").glob("*.py"):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = [node.target]
+            for target in targets:
+                assert not (isinstance(target, ast.Attribute) and target.attr == "state"), path.name
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                assert node.func.attr not in {"apply", "set_reactive"}, path.name
