@@ -115,16 +115,11 @@ def ascii_wanted(flag: bool, environ=None) -> bool:
     return False
 
 
-def _explore_spec(args, lang: str):
+def _explore_config(args):
     """The explore configuration from the options, or None for F12."""
     from maskattn_tui.explore.options import config_from_args
 
-    config = config_from_args(args)
-    if config is None:
-        return None
-    from maskattn_tui.explore.view import to_spec
-
-    return to_spec(config)
+    return config_from_args(args)
 
 
 def _views(args, lang: str):
@@ -132,11 +127,12 @@ def _views(args, lang: str):
     from maskattn_tui.stepview import build_view
 
     figure = load_f12()
-    spec = _explore_spec(args, lang)
-    if spec is not None:
-        if getattr(args, "step", None) or getattr(args, "all", False):
-            pass  # an explore configuration is one step; --step/--all do not apply
-        return figure, [build_view(spec, 1)], True
+    config = _explore_config(args)
+    if config is not None:
+        # An explore configuration is one step; --step/--all do not apply.
+        from maskattn_tui.explore.view import explore_view
+
+        return figure, [explore_view(config)], True
     steps = figure.steps
     chosen = steps if (getattr(args, "all", False) or (args.command == "json" and not args.step)) \
         else [steps[(args.step or 1) - 1]]
@@ -194,8 +190,14 @@ def cmd_check(args, lang: str) -> int:
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
-    spec = _explore_spec(args, lang)
+    config = _explore_config(args)
     from maskattn_tui.tui.app import make_app
+
+    spec = None
+    if config is not None:
+        from maskattn_tui.explore.view import to_spec
+
+        spec = to_spec(config)
 
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end, spec=spec)
