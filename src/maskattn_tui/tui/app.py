@@ -33,6 +33,8 @@ from maskattn_tui.tui.widgets.too_small import TooSmall
 
 #: Below this the figure is replaced by a notice (80x24 is comfortably above).
 MIN_WIDTH, MIN_HEIGHT = 60, 20
+#: From this width on, the grid may take up to 70% of the figure row.
+ROOMY_WIDTH = 100
 #: From this width on, the explanation moves beside the figure.
 WIDE_WIDTH = 140
 
@@ -42,7 +44,9 @@ class MaskattnApp(App[None]):
     TITLE = "maskattn-tui"
     BINDINGS = list(FIGURE_BINDINGS)
     COMMANDS = App.COMMANDS | {FigureCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-normal"), (WIDE_WIDTH, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-too-narrow"), (MIN_WIDTH, "-normal"), (ROOMY_WIDTH, "-roomy"), (WIDE_WIDTH, "-wide")
+    ]
     VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
 
     #: The player: step, playing, dwell, selected row, language.
@@ -78,11 +82,11 @@ class MaskattnApp(App[None]):
         yield ConditionLine(views, glyphs, id="condition").data_bind(**bound)
         with Container(id="body"):
             with Container(id="figure"):
-                yield Pane(GridView(views, glyphs, id="grid"), title_key="tui.panel.grid_short",
+                yield Pane(GridView(views, glyphs, id="grid"), title_key="tui.panel.grid_short", glyphs=glyphs,
                            id="grid-pane").data_bind(**bound)
-                yield Pane(BarsView(views, glyphs, id="bars"), title_key="tui.panel.bars",
+                yield Pane(BarsView(views, glyphs, id="bars"), title_key="tui.panel.bars", glyphs=glyphs,
                            id="bars-pane").data_bind(**bound)
-            yield Pane(ExplainView(self.figure, views, glyphs, id="explain"), title_key="tui.panel.explain",
+            yield Pane(ExplainView(self.figure, views, glyphs, id="explain"), title_key="tui.panel.explain", glyphs=glyphs,
                        id="explain-pane").data_bind(**bound)
         yield TooSmall(MIN_WIDTH, MIN_HEIGHT, id="too-small")
         yield KeyBar(views, glyphs, id="keys").data_bind(**bound)

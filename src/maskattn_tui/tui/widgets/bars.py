@@ -8,7 +8,7 @@ from rich.console import RenderableType
 from maskattn_tui.render.bars import softmax_bars
 from maskattn_tui.tui.widgets.base import FigureView, natural_width
 
-BAR_MIN, BAR_MAX = 6, 40
+BAR_MIN, BAR_MAX = 4, 40
 
 
 class BarsView(FigureView):

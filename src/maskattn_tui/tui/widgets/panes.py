@@ -8,16 +8,18 @@ from textual.containers import ScrollableContainer
 from textual.reactive import reactive
 
 from maskattn_tui.i18n import t
+from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
 from maskattn_tui.step_machine import PlayerState
 
 
 class Pane(ScrollableContainer, can_focus=False):
     state: reactive[PlayerState | None] = reactive(None)
 
-    def __init__(self, *children, title_key: str, **kwargs) -> None:
+    def __init__(self, *children, title_key: str, glyphs: Glyphs = UNICODE, **kwargs) -> None:
         super().__init__(*children, **kwargs)
         self.title_key = title_key
+        self.glyphs = glyphs
 
     def watch_state(self, state: PlayerState | None) -> None:
         if state is not None:
-            self.border_title = t(self.title_key, state.lang)
+            self.border_title = Palette(glyphs=self.glyphs).tr(t(self.title_key, state.lang))
