@@ -269,3 +269,20 @@ async def test_random_keys_and_resizes_never_break():
     for state in seen:
         assert_valid(state)
     assert app.return_code in (None, 0)
+
+
+async def test_command_palette_switches_language_and_plays():
+    app = make_app(step=2, dwell=10.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Language")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.state.lang == "zh" and app.state.step == 2
+        await pilot.press("ctrl+p")
+        await pilot.press(*"播放")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.state.playing

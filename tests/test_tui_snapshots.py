@@ -52,3 +52,9 @@ def test_wide_layout(snap_compare):
 
 def test_ascii_glyphs(snap_compare):
     assert snap_compare(make_app(step=5, ascii=True), terminal_size=(100, 30))
+
+
+def test_no_color(snap_compare, monkeypatch):
+    # Every meaning is also written: glyphs in the cells, a legend, words.
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(make_app(step=5), terminal_size=(100, 30))
