@@ -168,10 +168,13 @@ def _empty_row_text(entry: dict, lang: str, palette: Palette) -> Text:
 
 def _verdict(table: VisibilityTable, entry: dict, lang: str, palette: Palette) -> Text:
     if entry["matches"]:
-        text = Text(f"{palette.glyphs.allowed} ", style=palette.style("allowed"))
-        text.append(palette.t("render.x.lens.matches", lang))
+        text = Text()
+        text.append(palette.glyphs.allowed, style=palette.style("allowed"))
+        text.append(" " + palette.t("render.x.lens.matches", lang))
         return text
-    text = Text(f"{MARK} ", style=palette.style("diff"))
+    text = Text()
+    text.append(MARK, style=palette.style("diff"))
+    text.append(" ")
     text.append(palette.t("render.x.lens.differs", lang, count=len(entry["differs"]),
                           cells=cells_by_row(table, entry["differs"], lang, palette)),
                 style=palette.style("warning"))

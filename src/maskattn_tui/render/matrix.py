@@ -89,7 +89,6 @@ class SmallMatrix:
                     line.append_text(self._cell(r, c, col_w))
                     if i < len(cols) - 1:
                         line.append(" ")
-                line.rstrip()
-                line.no_wrap = True
+                line.no_wrap = True  # cells keep their (styled) padding: even blocks in colour
                 yield line
         yield from self.notes
