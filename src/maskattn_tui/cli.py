@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 
 from maskattn_tui import __version__
 from maskattn_tui.errors import MaskattnError
@@ -122,21 +123,51 @@ def _explore_config(args):
     return config_from_args(args)
 
 
-def _views(args, lang: str):
+@dataclass(frozen=True)
+class Shown:
+    """What `print` and `json` show: the views, and what --lens and
+    --experiment add to them."""
+
+    figure: object
+    views: list
+    explore: bool  # an explore configuration (one step), not F12 steps
+    config: object = None  # its ExploreConfig
+    lens_names: tuple[str, ...] | None = None
+    experiments: tuple[tuple[str, object], ...] = ()
+    #: --experiment without any other explore option: the default configuration
+    default_config: bool = False
+
+
+def _only_experiment(args) -> bool:
+    """Was --experiment the only option asking for explore mode?"""
+    from maskattn_tui.explore.options import EXPERIMENT_DEST, explore_requested
+
+    rest = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != EXPERIMENT_DEST})
+    return hasattr(args, EXPERIMENT_DEST) and not explore_requested(rest)
+
+
+def _views(args, lang: str) -> Shown:
+    from maskattn_tui.explore.options import experiments_from_args, lenses_from_args
     from maskattn_tui.scenario import load_f12
     from maskattn_tui.stepview import build_view
 
     figure = load_f12()
+    lens_names = lenses_from_args(args)
+    experiment_names = experiments_from_args(args)
+    # --experiment alone starts explore mode on the default configuration.
     config = _explore_config(args)
     if config is not None:
         # An explore configuration is one step; --step/--all do not apply.
+        from maskattn_tui.explore.experiments import run_experiment
         from maskattn_tui.explore.view import explore_view
 
-        return figure, [explore_view(config)], True
+        runs = tuple((name, run_experiment(name, config)) for name in experiment_names or ())
+        return Shown(figure, [explore_view(config)], True, config, lens_names, runs,
+                     default_config=_only_experiment(args))
     steps = figure.steps
     chosen = steps if (getattr(args, "all", False) or (args.command == "json" and not args.step)) \
         else [steps[(args.step or 1) - 1]]
-    return figure, [build_view(s, len(steps)) for s in chosen], False
+    return Shown(figure, [build_view(s, len(steps)) for s in chosen], False, lens_names=lens_names)
 
 
 def cmd_print(args, lang: str) -> int:
@@ -147,22 +178,38 @@ def cmd_print(args, lang: str) -> int:
 
     if args.all and args.step:
         raise UsageError(t("cli.step_and_all", lang))
-    figure, views, explore = _views(args, lang)
+    shown = _views(args, lang)
     no_color = args.no_color or "NO_COLOR" in os.environ
     console = Console(width=args.width, no_color=no_color, highlight=False, emoji=False,
                       soft_wrap=False)
     if args.width is None and not console.is_terminal:
         console.width = 100
     palette = default_palette(ascii=ascii_wanted(args.ascii), color=not no_color)
-    print_steps(console, figure, views, lang, palette, with_sections=args.all or explore)
+    notice = None
+    if shown.default_config:
+        notice = t("render.x.experiments.default_config", lang, past=shown.config.past, new=shown.config.new)
+    print_steps(console, shown.figure, shown.views, lang, palette, with_sections=args.all or shown.explore,
+                lens_names=shown.lens_names, experiments=shown.experiments, notice=notice)
     return 0
 
 
 def cmd_json(args, lang: str) -> int:
     from maskattn_tui.jsonout import document, dumps
 
-    _, views, _ = _views(args, lang)
-    sys.stdout.write(dumps(document(views, lang)) + "\n")
+    shown = _views(args, lang)
+    doc = document(shown.views, lang)
+    for view, step in zip(shown.views, doc["steps"]):
+        if shown.config is not None:
+            step["query_is_pad"] = list(shown.config.query_is_pad)
+        if shown.lens_names:
+            from maskattn_tui.explore.api_lens import lenses
+
+            step["api_lens"] = lenses(view.table, shown.lens_names, lang)
+        if shown.experiments:
+            from maskattn_tui.explore.experiments import experiment_data
+
+            step["experiments"] = {name: experiment_data(name, result, lang) for name, result in shown.experiments}
+    sys.stdout.write(dumps(doc) + "\n")
     return 0
 
 
