@@ -173,3 +173,17 @@ def test_lens_and_experiments_do_not_import_textual(argv):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_json_everything_with_empty_rows_is_strict():
+    # PAD over 0-3 hides everything from q3; under "nan" its weights are NaN -> null
+    r = run("json", "--past", "3", "--new", "2", "--pad", "4", "--empty-row", "nan", "--lens", "all",
+            "--experiment", "all")
+    assert r.returncode == 0, r.stderr
+    (step,) = strict_json(r.stdout)["steps"]
+    float_mask = next(x for x in step["api_lens"] if x["lens"] == "sdpa-float")
+    assert float_mask["value"][0] == ["-inf"] * 5 and float_mask["empty_rows"] == [0]
+    assert step["weights"][0] is None
+    # in the experiments each NaN is null, and without the causal rule q3 reads k4
+    assert step["experiments"]["leak-probe"]["correct_before"]["weights"][0] == [None] * 5
+    assert step["experiments"]["causal-off"]["off_result"]["weights"][0] == [0.0, 0.0, 0.0, 0.0, 1.0]

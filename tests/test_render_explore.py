@@ -322,3 +322,12 @@ def test_ascii_palette_gives_pure_ascii_in_english(name, run):
     text += render(api_lens_view(config.table(), "all", "en", palette), width=100)
     bad = sorted({ch for ch in text if ord(ch) > 127})
     assert bad == []
+
+
+def test_leak_probe_against_the_offset_bug_leaks_nothing():
+    # top-left alignment hides history but never shows the future
+    result = leak_probe(RUNNING, broken="offset")
+    text = render(experiment_view("leak-probe", result, "en", default_palette(color=False)))
+    assert "Broken: batch row numbers" in text
+    assert "Broken mask: no guarded row moved" in text
+    assert "Rows whose broken-mask output differs from the correct one: q3, q4." in text
