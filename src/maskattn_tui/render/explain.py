@@ -6,21 +6,24 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from maskattn_tui.render.palette import Palette, default_palette
+from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.scenario import Figure
 from maskattn_tui.stepview import StepView
 
 
-def caption(view: StepView, lang: str, palette: Palette) -> Text:
-    text = Text(palette.tr(view.text("title", lang)) + "\n", style=palette.style("title"))
-    text.append(palette.tr(view.text("caption", lang)))
-    return text
+def caption(view: StepView, lang: str, palette: Palette) -> RenderableType:
+    return Group(
+        Paragraph(Text(palette.tr(view.text("title", lang)), style=palette.style("title"))),
+        Paragraph(Text(palette.tr(view.text("caption", lang)))),
+    )
 
 
 def sections(figure: Figure, lang: str, palette: Palette) -> RenderableType:
     parts: list[RenderableType] = []
     for i, section in enumerate(figure.sections, start=1):
-        parts.append(Text(f"{i}. {palette.pick(section.title, lang)}", style=palette.style("title")))
-        parts.append(Text(palette.pick(section.body, lang) + "\n"))
+        parts.append(Paragraph(Text(f"{i}. {palette.pick(section.title, lang)}", style=palette.style("title"))))
+        parts.append(Paragraph(Text(palette.pick(section.body, lang))))
+        parts.append(Text(""))
     return Group(*parts)
 
 
@@ -30,4 +33,4 @@ def explanation(
     palette = palette or default_palette()
     inputs = Text(palette.t("render.inputs", lang) + ": ", style=palette.style("title"))
     inputs.append(palette.pick(figure.inputs_note, lang), style=palette.style("dim"))
-    return Group(caption(view, lang, palette), Text(""), sections(figure, lang, palette), inputs)
+    return Group(caption(view, lang, palette), Text(""), sections(figure, lang, palette), Paragraph(inputs))

@@ -9,14 +9,18 @@ import math
 from rich import box as rich_box
 from rich.columns import Columns
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
 from maskattn_tui.render.palette import Palette
+from maskattn_tui.render.wrap import Flow
 from maskattn_tui.stepview import StepView
 from maskattn_tui.visibility import VisibilityTable
 
 SELECT_MARK = {"unicode": "●", "ascii": "*"}
+#: Style meta key on each query row's label: its row index.
+ROW_META = "query_row"
 
 
 def _box(palette: Palette):
@@ -74,8 +78,9 @@ def visibility_table(
     for i, qpos in enumerate(table.query_positions):
         label = row_labels[i] if row_labels else f"q{qpos}"
         prefix = (marks.arrow if i in focus else " ") + (select if i == row else " ")
-        row_style = palette.style("focus") if i in focus else None
-        cells: list[Text] = [Text(f"{prefix} {label} ", style=row_style or "")]
+        # The meta lets a widget map a click on this line back to the row.
+        label_style = (palette.style("focus") if i in focus else Style()) + Style(meta={ROW_META: i})
+        cells: list[Text] = [Text(f"{prefix} {label} ", style=label_style)]
         for j, cell in enumerate(table.cells[i]):
             glyph = palette.cell_glyph(cell.value)
             mark = "!" if differs is not None and differs[i][j] else ""
@@ -87,18 +92,21 @@ def visibility_table(
     return grid
 
 
-def legend(view: StepView, lang: str, palette: Palette, with_diff: bool = False) -> Text:
+def legend(view: StepView, lang: str, palette: Palette, with_diff: bool = False) -> Flow:
+    """What each glyph means; an entry never splits from its swatch."""
     marks = palette.glyphs
     select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
-    text = Text()
+    entries: list[Text] = []
     for meaning in ("allowed", "future", "pad", "future+pad"):
-        text.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
-        text.append(f" {palette.t('render.legend.' + meaning, lang)}  ")
-    text.append(f"{marks.arrow} {palette.t('render.legend.focus', lang)}  ")
-    text.append(f"{select} {palette.t('render.legend.selected', lang)}")
+        entry = Text()
+        entry.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
+        entry.append(" " + palette.t("render.legend." + meaning, lang))
+        entries.append(entry)
+    entries.append(Text(f"{marks.arrow} {palette.t('render.legend.focus', lang)}"))
+    entries.append(Text(f"{select} {palette.t('render.legend.selected', lang)}"))
     if with_diff:
-        text.append(f"  ! {palette.t('render.legend.diff', lang)}")
-    return text
+        entries.append(Text(f"! {palette.t('render.legend.diff', lang)}"))
+    return Flow(entries)
 
 
 def _compare_table(view: StepView, lang: str, palette: Palette) -> Table:
@@ -169,14 +177,17 @@ def mask_grid(view: StepView, row: int, lang: str, palette: Palette) -> Renderab
         )
     if view.offset_bug is not None:
         bug = view.offset_bug
-        right = visibility_table(view, view.table, row, lang, palette, title=palette.t("render.correct_table", lang))
+        right = Group(
+            Text(palette.t("render.correct_table", lang), style=palette.style("title")),
+            visibility_table(view, view.table, row, lang, palette),
+        )
         wrong_labels = [
             palette.t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
             for i in range(len(bug.table.query_positions))
         ]
-        wrong = visibility_table(
-            view, bug.table, row, lang, palette, differs=bug.differs, row_labels=wrong_labels,
-            title=palette.t("render.wrong_table", lang),
+        wrong = Group(
+            Text(palette.t("render.wrong_table", lang), style=palette.style("title")),
+            visibility_table(view, bug.table, row, lang, palette, differs=bug.differs, row_labels=wrong_labels),
         )
         return Group(Columns([right, wrong], padding=(0, 2)), legend(view, lang, palette, with_diff=True))
     return Group(visibility_table(view, view.table, row, lang, palette), legend(view, lang, palette))

@@ -14,6 +14,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from maskattn_tui.render.wrap import Flow, Paragraph
 from maskattn_tui.render.palette import DEFAULT_STYLES, Glyphs, Palette, UNICODE
 from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.stepview import StepView
@@ -35,7 +36,7 @@ def natural_width(console: Console, options: ConsoleOptions, renderable: Rendera
     """The width a figure needs so that nothing is squeezed: tables at their
     full width; text (it wraps) and column flows (they stack) add nothing
     beyond their widest part."""
-    if isinstance(renderable, Text):
+    if isinstance(renderable, (Text, Paragraph, Flow)):
         return 0
     if isinstance(renderable, Group):
         return max((natural_width(console, options, r) for r in renderable.renderables), default=0)

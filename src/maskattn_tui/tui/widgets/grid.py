@@ -3,14 +3,11 @@ reports clicks on a query row as a RowClicked message (the app decides)."""
 
 from __future__ import annotations
 
-import re
-
 from rich.console import RenderableType
 from textual import events
 from textual.message import Message
 
-from maskattn_tui.i18n import t
-from maskattn_tui.render.grid import mask_grid
+from maskattn_tui.render.grid import ROW_META, mask_grid
 from maskattn_tui.tui.widgets.base import FigureView
 
 
@@ -28,17 +25,9 @@ class GridView(FigureView):
             return ""
         return mask_grid(self.view, state.row, state.lang, self.palette())
 
-    def row_labels(self, row: int) -> tuple[str, ...]:
-        """The labels render.grid writes at the start of query row `row`."""
-        view = self.view
-        labels = [f"q{view.table.query_positions[row]}"]
-        if view.offset_bug is not None:
-            pos = view.offset_bug.table.query_positions[row]
-            labels.append(t("render.row_as", self.state.lang, row=row, pos=pos))
-        return tuple(labels)
-
     def row_at(self, y: int) -> int | None:
-        """Which query row is drawn on content line y (None: not a row)."""
+        """Which query row is drawn on content line y (None: not a row):
+        render.grid tags each row's label with its index as style meta."""
         if self.state is None:
             return None
         console = self.app.console
@@ -46,11 +35,9 @@ class GridView(FigureView):
         lines = console.render_lines(self.render(), options, pad=False)
         if not 0 <= y < len(lines):
             return None
-        text = "".join(segment.text for segment in lines[y])
-        for row in range(len(self.view.table.query_positions)):
-            for label in self.row_labels(row):
-                if re.search(rf"(?<!\S){re.escape(label)}(?!\S)", text):
-                    return row
+        for segment in lines[y]:
+            if segment.style is not None and ROW_META in segment.style.meta:
+                return segment.style.meta[ROW_META]
         return None
 
     def on_click(self, event: events.Click) -> None:

@@ -1,0 +1,92 @@
+"""Paragraphs that wrap Chinese text well.
+
+Rich breaks lines only at spaces, so a run of Chinese with no spaces is one
+"word" and lines come out ragged. Here a line may also break between any two
+CJK characters, but never before closing punctuation (，。）etc.) nor after
+opening punctuation."""
+
+from __future__ import annotations
+
+import re
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+
+_CJK = r"\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+#: One token: a CJK character (with any closing punctuation glued after it),
+#: or a run of other characters up to a space or tab (a no-break space does
+#: not end it), each with its trailing spaces.
+_TOKEN = re.compile(
+    rf"(?:[“‘（《「『【(]*[{_CJK}][，。、；：！？）》」』】”’,.;:!?)]*|[“‘（《「『【(]*[^ \t{_CJK}]+)[ \t]*|[ \t]+"
+)
+def break_offsets(text: str, width: int) -> list[int]:
+    """Character offsets at which to break `text` (one paragraph line)."""
+    offsets: list[int] = []
+    column = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        visible = cell_len(token.rstrip())
+        if column and column + visible > width:
+            offsets.append(match.start())
+            column = 0
+        if visible > width:  # a single token wider than the line: fold it
+            start = match.start()
+            for i, ch in enumerate(token):
+                w = cell_len(ch)
+                if column + w > width and column:
+                    offsets.append(start + i)
+                    column = 0
+                column += w
+            continue
+        column += cell_len(token)
+    return offsets
+
+
+class Paragraph:
+    """A Text that wraps with break_offsets (styles kept)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        for line in self.text.split("\n", allow_blank=True):
+            offsets = break_offsets(line.plain, width)
+            for part in line.divide(offsets) if offsets else [line]:
+                part.rstrip()
+                part.end = "\n"
+                part.no_wrap = True
+                yield part
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text)
+
+
+class Flow:
+    """Short entries laid out left to right, wrapping between entries only
+    (a legend entry never splits from its swatch)."""
+
+    def __init__(self, entries: list[Text], gap: int = 2) -> None:
+        self.entries = entries
+        self.gap = gap
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderableType:
+        width = max(1, options.max_width)
+        line = Text(end="\n", no_wrap=True, overflow="crop")
+        for entry in self.entries:
+            needed = entry.cell_len + (self.gap if line.cell_len else 0)
+            if line.cell_len and line.cell_len + needed > width:
+                yield line
+                line = Text(end="\n", no_wrap=True, overflow="crop")
+            if line.cell_len:
+                line.append(" " * self.gap)
+            line.append_text(entry)
+        if line.cell_len:
+            yield line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((e.cell_len for e in self.entries), default=0)
+        total = sum(e.cell_len for e in self.entries) + self.gap * max(0, len(self.entries) - 1)
+        return Measurement(min(widest, options.max_width), min(total, options.max_width))
