@@ -16,6 +16,7 @@ from maskattn_tui.render.explain import caption, sections
 from maskattn_tui.render.experiments import experiment_view
 from maskattn_tui.render.grid import mask_grid
 from maskattn_tui.render.lens import api_lens_view
+from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.scenario import Figure
 from maskattn_tui.stepview import StepView
@@ -79,9 +80,10 @@ def print_steps(console: Console, figure: Figure, views: list[StepView], lang: s
     """Each step (grid, bars, caption, then the API lens of its table and
     the experiments, when asked for), framed by the figure's sections."""
     if with_sections:
-        console.print(Text(palette.pick(figure.title, lang), style=palette.style("title")))
-        console.print(Text(palette.pick(figure.question, lang)))
-        console.print(Text(palette.pick(figure.idea, lang) + "\n"))
+        console.print(Paragraph(Text(palette.pick(figure.title, lang), style=palette.style("title"))))
+        console.print(Paragraph(Text(palette.pick(figure.question, lang))))
+        console.print(Paragraph(Text(palette.pick(figure.idea, lang))))
+        console.print()
     for view in views:
         extras = extra_sections(view, lang, palette, lens_names, experiments, notice)
         console.print(step_block(figure, view, lang, palette, extras=extras))

@@ -18,9 +18,13 @@ _CJK = r"\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
 #: One token: a CJK character (with any closing punctuation glued after it),
 #: or a run of other characters up to a space or tab (a no-break space does
 #: not end it), each with its trailing spaces.
+_OPEN = "“‘（《「『【("
+_CLOSE = "，。、；：！？）》」』】”’,.;:!?)"
 _TOKEN = re.compile(
-    rf"(?:[“‘（《「『【(]*[{_CJK}][，。、；：！？）》」』】”’,.;:!?)]*|[“‘（《「『【(]*[^ \t{_CJK}]+)[ \t]*|[ \t]+"
+    rf"(?:[{_OPEN}]*(?:[{_CJK}]|[^ \t{_CJK}]+)[{_CLOSE}]*)[ \t]*|[ \t]+"
 )
+
+
 def break_offsets(text: str, width: int) -> list[int]:
     """Character offsets at which to break `text` (one paragraph line)."""
     offsets: list[int] = []

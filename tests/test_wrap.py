@@ -1,0 +1,62 @@
+"""Paragraph wrapping for Chinese and English, and the legend flow."""
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
+from maskattn_tui.render.wrap import Flow, Paragraph, break_offsets
+from maskattn_tui.scenario import load_f12
+
+CLOSING = "，。、；：！？）》」』】”’"
+
+
+def lines_of(renderable, width):
+    console = Console(width=width, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def all_texts():
+    f = load_f12()
+    for lang in ("zh", "en"):
+        yield lang, f.idea[lang]
+        for s in f.sections:
+            yield lang, s.body[lang]
+        for s in f.steps:
+            yield lang, s.caption[lang]
+
+
+@pytest.mark.parametrize("width", [20, 37, 50, 80])
+def test_every_line_fits_and_no_text_is_lost(width):
+    for lang, text in all_texts():
+        lines = lines_of(Paragraph(Text(text)), width)
+        assert all(cell_len(line) <= width for line in lines)
+        # Breaks only drop the spaces at the break, never characters.
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        assert not any(line[:1] in CLOSING for line in lines if line), (lang, lines)
+
+
+def test_chinese_lines_are_filled():
+    """Rich alone leaves Chinese lines ragged; here every line but the last
+    reaches within 4 cells of the width (a CJK char is 2 cells, and a Latin
+    word may not fit at the end)."""
+    text = load_f12().sections[2].body["zh"]
+    width = 40
+    lines = lines_of(Paragraph(Text(text)), width)
+    ragged = [line for line in lines[:-1] if cell_len(line) < width - 8]
+    assert len(ragged) <= 1, lines
+
+
+def test_long_token_is_folded():
+    assert break_offsets("x" * 25, 10) == [10, 20]
+
+
+def test_flow_never_splits_an_entry():
+    entries = [Text(f"[{i}] entry number {i}") for i in range(8)]
+    lines = lines_of(Flow(entries), 40)
+    joined = "\n".join(lines)
+    for i in range(8):
+        assert f"[{i}] entry number {i}" in joined
+    assert all(cell_len(line) <= 40 for line in lines)
+    assert len(lines) > 1
