@@ -31,6 +31,6 @@ def explanation(
     figure: Figure, view: StepView, lang: str, palette: Palette | None = None
 ) -> RenderableType:
     palette = palette or default_palette()
-    inputs = Text(palette.t("render.inputs", lang) + ": ", style=palette.style("title"))
+    inputs = Text(palette.t("render.inputs", lang), style=palette.style("title"))
     inputs.append(palette.pick(figure.inputs_note, lang), style=palette.style("dim"))
     return Group(caption(view, lang, palette), Text(""), sections(figure, lang, palette), Paragraph(inputs))

@@ -90,6 +90,6 @@ def print_steps(console: Console, figure: Figure, views: list[StepView], lang: s
     if with_sections:
         console.print(_rule(Text(palette.t("cli.sections", lang)), palette))
         console.print(sections(figure, lang, palette))
-        inputs = Text(palette.t("render.inputs", lang) + ": ", style=palette.style("title"))
+        inputs = Text(palette.t("render.inputs", lang), style=palette.style("title"))
         inputs.append(palette.pick(figure.inputs_note, lang))
         console.print(inputs)
