@@ -15,19 +15,31 @@ from maskattn_tui.i18n import LANGS, catalog
 from maskattn_tui.scenario import load_f12
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH, MaskattnApp
-from maskattn_tui.tui.bindings import FIGURE_ACTIONS, FIGURE_BINDINGS, FOOTER_GROUPS, FOOTER_PRIORITY
+from maskattn_tui.tui.bindings import (
+    EXPLORE_BINDINGS,
+    EXPLORE_FOOTER_GROUPS,
+    FIGURE_ACTIONS,
+    FIGURE_BINDINGS,
+    FOOTER_GROUPS,
+    FOOTER_PRIORITY,
+    footer_groups,
+    string_key,
+)
 
 TUI_SRC = Path(__file__).resolve().parent.parent / "src" / "maskattn_tui" / "tui"
 
 
 def test_every_binding_has_an_action_and_strings():
-    ids = [b.id for b in FIGURE_BINDINGS]
+    bindings = (*FIGURE_BINDINGS, *EXPLORE_BINDINGS)
+    ids = [b.id for b in bindings]
     assert len(ids) == len(set(ids))
-    for binding in FIGURE_BINDINGS:
+    keys = [k for b in bindings for k in b.key.split(",")]
+    assert len(keys) == len(set(keys))
+    for binding in bindings:
         name = binding.action.split("(")[0]
         assert callable(getattr(MaskattnApp, f"action_{name}")), name
         for lang in LANGS:
-            assert catalog()[f"tui.key.{binding.id}"][lang]
+            assert catalog()[string_key(binding.id)][lang]
 
 
 def test_footer_shows_every_shown_binding_once():
@@ -36,19 +48,42 @@ def test_footer_shows_every_shown_binding_once():
     assert sorted(FOOTER_PRIORITY) == list(range(len(FOOTER_GROUPS) + 1))
 
 
+@pytest.mark.parametrize("explore", [False, True], ids=["figure", "explore"])
+def test_footer_groups_per_mode(explore):
+    groups, priority = footer_groups(explore)
+    assert sorted(priority) == list(range(len(groups) + 1))
+    grouped = [i for ids, _ in groups for i in ids]
+    assert len(grouped) == len(set(grouped))
+    assert "x.explore" in grouped
+    shown_explore = {b.id for b in EXPLORE_BINDINGS if b.show}
+    assert {i for ids, _ in EXPLORE_FOOTER_GROUPS for i in ids} == shown_explore
+    if explore:
+        assert shown_explore <= set(grouped) and "next" not in grouped
+
+
 def test_figure_actions_exclude_quit_and_help():
     assert "quit" not in FIGURE_ACTIONS and "help" not in FIGURE_ACTIONS
     assert {"next", "prev", "toggle_play", "row", "zoom", "toggle_language"} <= FIGURE_ACTIONS
 
 
 def test_tui_strings_are_complete_and_used():
-    raw = json.loads((resources.files("maskattn_tui") / "data" / "strings" / "tui.json").read_text("utf-8"))
+    folder = resources.files("maskattn_tui") / "data" / "strings"
+    raw = json.loads((folder / "tui.json").read_text("utf-8"))
+    explore = json.loads((folder / "tui_explore.json").read_text("utf-8"))
     for key, texts in raw.items():
-        assert key.startswith("tui."), key
+        assert key.startswith("tui.") and not key.startswith("tui.x."), key
         assert set(texts) == set(LANGS) and all(texts.values()), key
+    for key, texts in explore.items():
+        assert key.startswith("tui.x."), key  # explore mode's strings
+        assert set(texts) == set(LANGS) and all(texts.values()), key
+    raw = {**raw, **explore}
     source = "\n".join(p.read_text("utf-8") for p in TUI_SRC.rglob("*.py"))
-    used = set(re.findall(r'["\'](tui\.[a-z_.]+)["\']', source))
-    dynamic = {"tui.key.", "tui.lang_name."}  # built from binding ids / language codes
+    source += (TUI_SRC.parent / "explore" / "session.py").read_text("utf-8")
+    used = set(re.findall(r'["\'](tui\.[a-z_.-]+)["\']', source))
+    # built from binding ids, language codes, field, experiment and dialog names
+    dynamic = {"tui.key.", "tui.lang_name.", "tui.x.key.", "tui.x.field.", "tui.x.experiment.",
+               "tui.x.save.", "tui.x.open."}
+    used = {u for u in used if not u.endswith(".")}
     assert used <= set(raw), used - set(raw)
     unused = {k for k in raw if k not in used and not any(k.startswith(d) for d in dynamic)}
     assert not unused, unused
@@ -71,7 +106,7 @@ async def test_make_app_with_a_spec_shows_that_single_step():
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         header = app.query_one("#player").render().plain
-        assert "Explore: a test configuration" in header and "1 / 1" in header
+        assert "Explore: a test configuration" in header and "explore mode" in header
         await pilot.press("right", "end", "left", "home")
         assert app.state.step == 1 and app.state.steps == 1
         await pilot.press("down")
@@ -87,8 +122,11 @@ def test_make_app_clamps_the_step(step):
 
 
 def test_widgets_never_assign_the_state():
-    """One source of truth: only the app's actions replace `state`."""
+    """One source of truth: only the app's actions replace `state` (and
+the explore session); a widget may only initialise its own `views`."""
     import ast
+
+    owned = {"state", "session", "explore", "problem"}
 
     for path in (TUI_SRC / "widgets").glob("*.py"):
         tree = ast.parse(path.read_text("utf-8"))
@@ -99,6 +137,9 @@ def test_widgets_never_assign_the_state():
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = [node.target]
             for target in targets:
-                assert not (isinstance(target, ast.Attribute) and target.attr == "state"), path.name
+                assert not (isinstance(target, ast.Attribute) and target.attr in owned), path.name
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                assert node.func.attr not in {"apply", "set_reactive"}, path.name
+                assert node.func.attr not in {"apply", "apply_explore"}, path.name
+                if node.func.attr == "set_reactive":
+                    first = node.args[0]
+                    assert isinstance(first, ast.Attribute) and first.attr == "views", path.name

@@ -238,16 +238,16 @@ def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
     config = _explore_config(args)
+    from maskattn_tui.explore.options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
 
-    spec = None
-    if config is not None:
-        from maskattn_tui.explore.view import to_spec
-
-        spec = to_spec(config)
-
+    # --experiment NAME switches those on; --lens shows the API lens (the
+    # app shows every lens, whatever names were given).
+    experiments = experiments_from_args(args) or ()
+    lens = lenses_from_args(args) is not None
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
-                   ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end, spec=spec)
+                   ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
+                   explore=config, experiments=experiments, lens=lens)
     app.run()
     return app.return_code or 0
 

@@ -1,4 +1,5 @@
-"""Command palette entries: jump to step k, language, play/pause, zoom.
+"""Command palette entries: jump to step k, language, play/pause, zoom,
+explore mode on / off, save and open a scenario file.
 Each entry calls an app action, so it goes through the step machine."""
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ class FigureCommands(Provider):
             app.action_toggle_play,  # type: ignore[attr-defined]
         ))
         out.append((t("tui.cmd.zoom", lang), t("tui.cmd.zoom_help", lang), app.action_zoom))  # type: ignore[attr-defined]
+        explore = app.explore  # type: ignore[attr-defined]
+        out.append((
+            t("tui.x.cmd.explore_off" if explore.active else "tui.x.cmd.explore_on", lang),
+            t("tui.x.cmd.explore_help", lang),
+            app.action_toggle_explore,  # type: ignore[attr-defined]
+        ))
+        if explore.active:
+            out.append((t("tui.x.cmd.save", lang), t("tui.x.key.save", lang), app.action_save_scenario))  # type: ignore[attr-defined]
+        out.append((t("tui.x.cmd.open", lang), t("tui.x.key.open", lang), app.action_open_scenario))  # type: ignore[attr-defined]
         return out
 
     async def discover(self) -> Hits:

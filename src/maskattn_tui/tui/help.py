@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import ASCII, UNICODE, Palette
-from maskattn_tui.tui.bindings import FIGURE_BINDINGS, description, key_text
+from maskattn_tui.tui.bindings import EXPLORE_BINDINGS, FIGURE_BINDINGS, description, key_text
 
 
 def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
@@ -20,7 +20,7 @@ def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column()
-    for binding in FIGURE_BINDINGS:
+    for binding in (*FIGURE_BINDINGS, *EXPLORE_BINDINGS):
         table.add_row(key_text(binding, ascii), tr(description(binding, lang)))
     table.add_row(t("tui.help.mouse", lang), t("tui.help.mouse_desc", lang))
     table.add_row(palette_key, t("tui.key.palette", lang))
@@ -68,6 +68,8 @@ class HelpScreen(ModalScreen[None]):
             yield Static(keys_table(lang, self.palette_key, self.ascii), id="keys-table")
             yield Static("")
             yield Static(Text(t("tui.help.machine", lang)))
+            yield Static("")
+            yield Static(Text(Palette(glyphs=ASCII if self.ascii else UNICODE).tr(t("tui.x.help.explore", lang))))
 
     def action_close(self) -> None:
         self.dismiss(None)

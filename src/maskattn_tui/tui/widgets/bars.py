@@ -16,6 +16,9 @@ class BarsView(FigureView):
         super().__init__(*args, **kwargs)
         self._widths: dict[tuple, int] = {}
 
+    def watch_views(self) -> None:
+        self._widths.clear()  # keyed by the view's id: forget the old ones
+
     def bars(self, width: int) -> RenderableType:
         state = self.state
         assert state is not None
@@ -23,7 +26,7 @@ class BarsView(FigureView):
 
     def bar_width(self, room: int) -> int:
         """The longest bars whose rows still fit in `room` cells."""
-        key = (self.state, room)
+        key = (id(self.view), self.state, room)
         if key not in self._widths:
             console = self.app.console
             fits = lambda width: natural_width(console, console.options, self.bars(width)) <= room  # noqa: E731

@@ -51,16 +51,20 @@ class StateView(Widget):
     """A widget that shows the app's PlayerState (bound, read-only)."""
 
     state: reactive[PlayerState | None] = reactive(None, layout=True)
+    #: The steps: the F12 five, or one explored configuration (bound too).
+    views: reactive[tuple[StepView, ...]] = reactive((), layout=True)
 
     def __init__(self, views: Sequence[StepView], glyphs: Glyphs = UNICODE, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.views = tuple(views)
+        self.set_reactive(StateView.views, tuple(views))
         self.glyphs = glyphs
 
     @property
     def view(self) -> StepView:
         assert self.state is not None
-        return self.views[self.state.step - 1]
+        # The app replaces views and state together; between the two
+        # assignments a step number may briefly exceed the new views.
+        return self.views[min(self.state.step, len(self.views)) - 1]
 
     def tr(self, text: str) -> str:
         """`text` as the glyph set can show it (ASCII spellings in ASCII mode)."""

@@ -8,7 +8,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from maskattn_tui.i18n import t
-from maskattn_tui.tui.bindings import FOOTER_GROUPS, FOOTER_PRIORITY, by_id, key_text
+from maskattn_tui.tui.bindings import by_id, footer_groups, key_text
 from maskattn_tui.tui.widgets.base import StateView
 
 
@@ -23,22 +23,30 @@ class KeyBar(StateView):
     }
     """
 
-    def entries(self, lang: str) -> list[tuple[str, str]]:
+    def entries(self, lang: str, groups=None) -> list[tuple[str, str]]:
+        if groups is None:
+            groups, _ = footer_groups(self.explore)
         entries = [
-            ("/".join(key_text(by_id(i), ascii=self.glyphs.box == "ASCII") for i in ids), self.tr(t(label, lang))) for ids, label in FOOTER_GROUPS
+            ("/".join(key_text(by_id(i), ascii=self.glyphs.box == "ASCII") for i in ids), self.tr(t(label, lang))) for ids, label in groups
         ]
         entries.append(("^p", t("tui.short.palette", lang)))
         return entries
+
+    @property
+    def explore(self) -> bool:
+        """Explore mode: the shown step is an explored configuration."""
+        return bool(self.views) and self.view.spec.kind == "explore"
 
     def render(self) -> RenderableType:
         if self.state is None:
             return ""
         key_style = self.get_component_rich_style("keybar--key", partial=True)
-        entries = self.entries(self.state.lang)
+        groups, priority = footer_groups(self.explore)
+        entries = self.entries(self.state.lang, groups)
         # Keep the most important entries that fit, in their usual order.
         room = self.content_size.width
         shown: set[int] = set()
-        for index in FOOTER_PRIORITY:
+        for index in priority:
             key, label = entries[index]
             need = cell_len(f" {key} {label} ")
             if need <= room:

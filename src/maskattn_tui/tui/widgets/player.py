@@ -37,6 +37,10 @@ class PlayerBar(StateView):
         super().__init__(*args, **kwargs)
         self.heading = heading
 
+    @property
+    def explore(self) -> bool:
+        return bool(self.views) and self.view.spec.kind == "explore"
+
     def status(self) -> Text:
         state = self.state
         assert state is not None
@@ -45,6 +49,10 @@ class PlayerBar(StateView):
         text = Text()
         if self.zoomed:
             text.append(self.tr(t("tui.zoomed", lang)) + "  ", style=style("player--paused", partial=True))
+        if self.explore:
+            # One configuration, nothing to play: say which mode this is.
+            text.append(self.tr(t("tui.x.mode", lang)) + " ", style=style("player--step", partial=True))
+            return text
         text.append(t("tui.step", lang, k=state.step, n=state.steps), style=style("player--step", partial=True))
         text.append("  ")
         if state.playing:
@@ -60,7 +68,8 @@ class PlayerBar(StateView):
         status = self.status()
         room = max(0, self.content_size.width - status.cell_len - 1)
         line = Text()
-        line.append(" " + self.tr(pick(self.heading, self.state.lang)),
+        heading = self.view.spec.title if self.explore and self.view.spec.title else self.heading
+        line.append(" " + self.tr(pick(heading, self.state.lang)),
                     style=self.get_component_rich_style("player--title", partial=True))
         ellipsis = self.tr("…")
         if line.cell_len > room:

@@ -1,0 +1,110 @@
+"""Small modal dialogs for scenario files: a path to save to or open, and
+"replace the existing file?" (No unless the person says Yes). They return
+what was chosen; the app does the reading and writing."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from maskattn_tui.i18n import t
+
+DIALOG_CSS = """
+{name} {{
+    align: center middle;
+    & > Vertical {{
+        width: 64;
+        max-width: 100%;
+        height: auto;
+        border: round $accent;
+        border-title-style: bold;
+        background: $surface;
+        padding: 0 1;
+        & > Static {{ width: 100%; height: auto; }}
+        & > Input {{ width: 100%; margin: 1 0 0 0; }}
+        & > Horizontal {{ height: auto; width: 100%; align-horizontal: right; margin-top: 1; }}
+        & Button {{ margin-left: 1; min-width: 10; }}
+    }}
+}}
+{name}.-ascii > Vertical {{ border: ascii $accent; }}
+"""
+
+
+class PathDialog(ModalScreen[str | None]):
+    """Ask for a file path. `mode` is "save" or "open" (titles, button)."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="PathDialog")
+    BINDINGS = [Binding("escape", "cancel", show=False)]
+
+    def __init__(self, mode: str, lang: str, default: str, ascii: bool = False) -> None:
+        super().__init__()
+        self.mode = mode
+        self.lang = lang
+        self.default = default
+        self.ascii = ascii
+
+    def compose(self) -> ComposeResult:
+        lang = self.lang
+        with Vertical() as box:
+            box.border_title = t(f"tui.x.{self.mode}.title", lang)
+            box.border_subtitle = t("tui.x.dialog.keys", lang)
+            yield Static(t(f"tui.x.{self.mode}.prompt", lang))
+            yield Input(self.default, id="path", select_on_focus=False)
+            with Horizontal():
+                yield Button(t(f"tui.x.{self.mode}.ok", lang), id="ok", variant="primary")
+                yield Button(t("tui.x.dialog.cancel", lang), id="cancel")
+
+    def on_mount(self) -> None:
+        self.set_class(self.ascii, "-ascii")
+        self.query_one("#path", Input).focus()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        path = self.query_one("#path", Input).value.strip()
+        self.dismiss(path or None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Yes / No; Enter on the focused button, Esc or n is No."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")
+    BINDINGS = [
+        Binding("escape,n", "no", show=False),
+        Binding("y", "yes", show=False),
+    ]
+
+    def __init__(self, lang: str, question: str, ascii: bool = False) -> None:
+        super().__init__()
+        self.lang = lang
+        self.question = question
+        self.ascii = ascii
+
+    def compose(self) -> ComposeResult:
+        lang = self.lang
+        with Vertical() as box:
+            box.border_title = t("tui.x.confirm.title", lang)
+            yield Static(self.question)
+            with Horizontal():
+                yield Button(t("tui.x.confirm.yes", lang), id="yes", variant="warning")
+                yield Button(t("tui.x.confirm.no", lang), id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.set_class(self.ascii, "-ascii")
+        self.query_one("#no", Button).focus()  # the safe answer by default
+
+    @on(Button.Pressed, "#yes")
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def action_no(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,271 @@
+"""Explore mode's side panel: one control per configuration field, the
+V / score box, and the experiment and lens toggles.
+
+It shows the bound ExploreSession and never changes it: what a person types,
+picks or ticks goes up as one `Intent` message; the app runs the matching
+transition of explore.session and binds the result (and the refusal, if
+any) back. Every control is a focus stop: Tab / shift+Tab walk through them,
+Esc hands the keys back to the figure."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Checkbox, Input, Label, Select, Static
+
+from maskattn_tui.explore.config import NEW_RANGE, PAD_SIDES, PAST_RANGE, TEMPERATURE_RANGE
+from maskattn_tui.explore.experiments import EXPERIMENTS
+from maskattn_tui.explore.session import ExploreSession, Problem, shown_value
+from maskattn_tui.i18n import t
+from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
+from maskattn_tui.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.tui.bindings import by_id, key_text
+
+#: Text boxes: field -> Input type.
+TEXT_BOXES = (("past", "integer"), ("new", "integer"), ("pad", "integer"),
+              ("temperature", "number"), ("seed", "integer"))
+SELECTS = (("pad_side", PAD_SIDES), ("empty_row_policy", EMPTY_ROW_POLICIES))
+#: Experiment name -> its binding id (for the key shown beside it).
+EXPERIMENT_KEYS = {name: "x." + name.replace("-", "_") for name in EXPERIMENTS}
+#: Where each field goes in the panel, top to bottom.
+ORDER = ("past", "new", "pad", "pad_side", "causal", "temperature", "empty_row_policy", "seed")
+
+
+class Tick(Checkbox):
+    """A checkbox whose mark is written, not only coloured: X when on, a
+    blank when off (Textual's draws X either way, in another colour)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - Textual's name
+        return "X" if self.value else " "
+
+
+def _id(name: str) -> str:
+    return "x-" + name.replace("_", "-")
+
+
+class ExplorePanel(VerticalScroll, can_focus=False):
+    """The controls; `Intent(kind, name, value)` says what the person asked."""
+
+    COMPONENT_CLASSES = {"panel--heading", "panel--problem", "panel--note"}
+    DEFAULT_CSS = """
+    ExplorePanel {
+        width: 26;
+        height: 1fr;
+        padding: 0 1;
+        border-right: vkey $primary;
+        scrollbar-size-vertical: 1;
+        & > .panel--heading { text-style: bold; color: $accent; }
+        & > .panel--problem { text-style: bold; color: $error; }
+        & > .panel--note { color: $foreground-muted; }
+        & Horizontal { height: 1; width: 100%; }
+        & Label { width: 12; height: 1; color: $foreground; }
+        & Input { width: 1fr; }
+        & Select { width: 1fr; }
+        & Checkbox { width: 100%; }
+        & .x-heading { height: auto; width: 100%; margin-top: 1; }
+        & #x-heading { margin-top: 0; }
+        & #x-assign { width: 100%; }
+        & #x-overrides, & #x-problem { height: auto; width: 100%; }
+        & #x-problem { margin-top: 0; }
+    }
+    ExplorePanel.-ascii { border-right: ascii $primary; }
+    """
+
+    class Intent(Message):
+        """kind: "field" (name, text or bool), "assign" (text), "experiment"
+        (name, bool), "lens" (bool)."""
+
+        def __init__(self, kind: str, name: str, value: object) -> None:
+            super().__init__()
+            self.kind = kind
+            self.name = name
+            self.value = value
+
+    state: reactive[PlayerState | None] = reactive(None)
+    session: reactive[ExploreSession | None] = reactive(None)
+    #: The last refusal (None after a change that went through); re-sent
+    #: after every intent so that a refused text box shows the kept value.
+    problem: reactive[Problem | None] = reactive(None, always_update=True)
+
+    def __init__(self, glyphs: Glyphs = UNICODE, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.glyphs = glyphs
+        self._lang: str | None = None
+
+    def tr(self, text: str) -> str:
+        return Palette(glyphs=self.glyphs).tr(text)
+
+    # -- layout --------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="x-heading", classes="x-heading")
+        types = dict(TEXT_BOXES)
+        choices = dict(SELECTS)
+        for name in ORDER:
+            if name == "causal":
+                yield Tick(id=_id(name), compact=True, value=True)
+                continue
+            with Horizontal():
+                yield Label(id=_id(name) + "-label")
+                if name in types:
+                    yield Input(id=_id(name), type=types[name], compact=True, select_on_focus=True)
+                else:
+                    yield Select([(c, c) for c in choices[name]], id=_id(name), compact=True, allow_blank=False)
+        # A refusal shows here, under the fields it is about.
+        yield Static(id="x-problem")
+        yield Static(id="x-assign-heading", classes="x-heading")
+        yield Input(id="x-assign", compact=True, placeholder="V[4]=9999")
+        yield Static(id="x-overrides")
+        yield Static(id="x-experiments-heading", classes="x-heading")
+        for name in EXPERIMENTS:
+            yield Tick(id=_id(name), compact=True)
+        yield Tick(id="x-lens", compact=True)
+
+    def on_mount(self) -> None:
+        self.sync()
+
+    # -- showing the bound values ---------------------------------------------
+    def watch_state(self) -> None:
+        if self.is_mounted:
+            self.sync()
+
+    def watch_session(self) -> None:
+        if self.is_mounted:
+            self.sync()
+
+    def watch_problem(self) -> None:
+        if self.is_mounted:
+            self.sync()
+
+    def sync(self) -> None:
+        """Show the session, the problem and the labels in the language."""
+        state, session = self.state, self.session
+        if state is None or session is None:
+            return
+        lang = state.lang
+        if lang != self._lang:
+            self._label(lang)
+            self._lang = lang
+        config = session.config
+        with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed):
+            for name, _ in TEXT_BOXES:
+                box = self.query_one(f"#{_id(name)}", Input)
+                text = shown_value(config, name)
+                if box.value != text:
+                    box.value = text
+            for name, _ in SELECTS:
+                select = self.query_one(f"#{_id(name)}", Select)
+                if select.value != getattr(config, name):
+                    select.value = getattr(config, name)
+            self.query_one(f"#{_id('causal')}", Checkbox).value = config.causal
+            for name in EXPERIMENTS:
+                self.query_one(f"#{_id(name)}", Checkbox).value = name in session.experiments
+            self.query_one("#x-lens", Checkbox).value = session.lens
+        self._overrides(session, lang)
+        problem = self.problem
+        note = self.query_one("#x-problem", Static)
+        note.display = problem is not None
+        if problem is None:
+            note.update("")
+        else:
+            text = Text("! ", style=self.get_component_rich_style("panel--problem", partial=True))
+            text.append(self.tr(problem.message(lang)),
+                        style=self.get_component_rich_style("panel--problem", partial=True))
+            note.update(text)
+            self.call_after_refresh(note.scroll_visible, animate=False)
+
+    def _label(self, lang: str) -> None:
+        heading = self.get_component_rich_style("panel--heading", partial=True)
+        note = self.get_component_rich_style("panel--note", partial=True)
+        title = Text(self.tr(t("tui.x.panel.title", lang)), style=heading)
+        title.append("\n" + self.tr(t("tui.x.panel.hint", lang)), style=note)
+        self.query_one("#x-heading", Static).update(title)
+        ranges = {
+            "past": f"{PAST_RANGE[0]}–{PAST_RANGE[1]}",
+            "new": f"{NEW_RANGE[0]}–{NEW_RANGE[1]}",
+            "temperature": f"{TEMPERATURE_RANGE[0]:g}–{TEMPERATURE_RANGE[1]:g}",
+        }
+        for name in ORDER:
+            if name == "causal":
+                self.query_one(f"#{_id(name)}", Checkbox).label = self.tr(t("tui.x.field.causal", lang))
+                continue
+            label = self.tr(t(f"tui.x.field.{name}", lang, range=ranges.get(name, "")))
+            self.query_one(f"#{_id(name)}-label", Label).update(label)
+        self.query_one("#x-assign-heading", Static).update(
+            Text(self.tr(t("tui.x.panel.assign", lang)), style=heading))
+        self.query_one("#x-experiments-heading", Static).update(
+            Text(self.tr(t("tui.x.panel.experiments", lang)), style=heading))
+        ascii = self.glyphs.box == "ASCII"
+        for name in EXPERIMENTS:
+            key = key_text(by_id(EXPERIMENT_KEYS[name]), ascii)
+            self.query_one(f"#{_id(name)}", Checkbox).label = f"{key} {self.tr(t(f'tui.x.experiment.{name}', lang))}"
+        self.query_one("#x-lens", Checkbox).label = (
+            f"{key_text(by_id('x.lens'), ascii)} {self.tr(t('tui.x.field.lens', lang))}")
+
+    def _overrides(self, session: ExploreSession, lang: str) -> None:
+        config = session.config
+        parts = [f"V[{k}]={v:g}" for k, v in config.v_override]
+        parts += [f"S[{r},{k}]={s:g}" for r, k, s in config.score_override]
+        note = self.get_component_rich_style("panel--note", partial=True)
+        if parts:
+            text = Text(self.tr(t("tui.x.panel.overrides", lang, list=", ".join(parts))), style=note)
+        else:
+            text = Text(self.tr(t("tui.x.panel.no_overrides", lang)), style=note)
+        self.query_one("#x-overrides", Static).update(text)
+
+    # -- what the person asks for: up to the app as an Intent --------------------
+    def _field_of(self, widget_id: str | None) -> str | None:
+        if not widget_id or not widget_id.startswith("x-"):
+            return None
+        return widget_id[2:].replace("-", "_")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._text_intent(event.input, event.value, submitted=True)
+
+    @on(Input.Blurred)
+    def _blurred(self, event: Input.Blurred) -> None:
+        event.stop()
+        self._text_intent(event.input, event.value, submitted=False)
+
+    def _text_intent(self, box: Input, value: str, submitted: bool) -> None:
+        name = self._field_of(box.id)
+        if name is None:
+            return
+        if name == "assign":
+            if value.strip():
+                self.post_message(self.Intent("assign", name, value))
+                if submitted:
+                    with self.prevent(Input.Changed):
+                        box.value = ""
+            return
+        session = self.session
+        if session is not None and not submitted and value == shown_value(session.config, name):
+            return  # left unchanged
+        self.post_message(self.Intent("field", name, value))
+
+    @on(Select.Changed)
+    def _selected(self, event: Select.Changed) -> None:
+        event.stop()
+        name = self._field_of(event.select.id)
+        if name is not None and isinstance(event.value, str):
+            self.post_message(self.Intent("field", name, event.value))
+
+    @on(Checkbox.Changed)
+    def _ticked(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        name = self._field_of(event.checkbox.id)
+        if name is None:
+            return
+        if name == "causal":
+            self.post_message(self.Intent("field", "causal", event.value))
+        elif name == "lens":
+            self.post_message(self.Intent("lens", name, event.value))
+        else:
+            self.post_message(self.Intent("experiment", name.replace("_", "-"), event.value))

@@ -1,0 +1,330 @@
+"""Explore mode in the app, driven by keys: the side panel's controls
+(invalid values keep the state and say why), the experiment and lens keys,
+saving (never over a file without a yes) and opening scenario files (a bad
+one keeps the state)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from textual.widgets import Checkbox, Input, Select, Static
+
+from maskattn_tui import cli
+from maskattn_tui.explore import ExploreConfig, load_scenario
+from maskattn_tui.explore.session import ExploreSession
+from maskattn_tui.tui import make_app
+from maskattn_tui.tui.app import MaskattnApp
+from maskattn_tui.tui.scenario_dialogs import ConfirmDialog, PathDialog
+
+
+def recorded(app: MaskattnApp) -> list[str]:
+    """The messages of app.notify, recorded."""
+    seen: list[str] = []
+    notify = app.notify
+
+    def record(message: str, **kwargs) -> None:
+        seen.append(message)
+        notify(message, **kwargs)
+
+    app.notify = record  # type: ignore[method-assign]
+    return seen
+
+
+async def type_into(pilot, widget_id: str, text: str, submit: bool = True) -> None:
+    box = pilot.app.query_one(f"#{widget_id}", Input)
+    box.focus()
+    await pilot.pause()
+    box.value = ""
+    await pilot.press(*text)
+    if submit:
+        await pilot.press("enter")
+    await pilot.pause()
+
+
+def problem_text(app: MaskattnApp) -> str:
+    return str(app.query_one("#x-problem", Static).render())
+
+
+async def test_starts_in_explore_mode_with_a_configuration():
+    app = make_app(explore=ExploreConfig(past=4, new=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.explore.active and app.screen.has_class("-explore")
+        assert app.state.steps == 1 and app.state.rows == 3
+        assert app.query_one("#controls").display
+        assert app.query_one("#x-past", Input).value == "4"
+        assert "past = 4, new = 3" in app.query_one("#player").render().plain
+        assert app.focused is None  # the keys belong to the figure
+
+
+async def test_e_toggles_explore_mode_and_the_figure_comes_back_as_it_was():
+    app = make_app(step=3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("up")
+        figure_state = app.state
+        await pilot.press("e")
+        assert app.explore.active and app.state.steps == 1 and app.screen.has_class("-explore")
+        await pilot.press("down")
+        assert app.state.row == 1
+        await pilot.press("right", "space")  # player keys mean nothing here
+        assert app.state.step == 1 and not app.state.playing
+        await pilot.press("e")
+        assert not app.explore.active and not app.screen.has_class("-explore")
+        assert app.state == figure_state
+        await pilot.press("e")  # the configuration is remembered
+        assert app.explore.active and app.state.steps == 1
+
+
+async def test_a_text_box_applies_a_good_value():
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_into(pilot, "x-past", "5")
+        assert app.explore.config.past == 5
+        assert app.views[0].table.key_positions == tuple(range(7))
+        assert problem_text(app) == ""
+        await type_into(pilot, "x-temperature", "0.5")
+        assert app.explore.config.temperature == 0.5
+        assert "T = 0.5" in app.query_one("#condition").render().plain
+
+
+@pytest.mark.parametrize(
+    "widget_id,text,field,kept,words",
+    [
+        ("x-past", "40", "past", 3, ["0 to 32", "40", "kept past = 3"]),
+        ("x-new", "0", "new", 2, ["1 to 32", "kept new = 2"]),
+        ("x-pad", "9", "pad", 0, ["past + new = 5", "kept pad = 0"]),
+        ("x-temperature", "0", "temperature", 1.0, ["0.1 to 10", "kept temperature = 1"]),
+        ("x-temperature", "99", "temperature", 1.0, ["0.1 to 10"]),
+        ("x-seed", "-3", "seed", 0, ["seed", "kept seed = 0"]),
+    ],
+)
+async def test_an_out_of_range_value_keeps_the_state_and_says_why(widget_id, text, field, kept, words):
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        before = app.explore
+        await type_into(pilot, widget_id, text)
+        assert app.explore == before and getattr(app.explore.config, field) == kept
+        assert app.query_one(f"#{widget_id}", Input).value == f"{kept:g}" if isinstance(kept, float) else str(kept)
+        assert seen and all(w in seen[-1] for w in words), seen
+        shown = problem_text(app)
+        assert all(w in shown for w in words), shown
+
+
+async def test_the_refusal_follows_the_language():
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_into(pilot, "x-past", "99")
+        assert "kept" in problem_text(app)
+        await pilot.press("escape", "L")
+        assert app.state.lang == "zh" and app.explore.config.past == 3
+        assert "保留" in problem_text(app)
+
+
+async def test_leaving_a_text_box_applies_it_too():
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_into(pilot, "x-new", "4", submit=False)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.explore.config.new == 4 and app.state.rows == 4
+
+
+async def test_selects_and_the_causal_checkbox():
+    app = make_app(explore=ExploreConfig(pad=1))
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.query_one("#x-pad-side", Select).focus()
+        await pilot.press("enter", "down", "enter")
+        await pilot.pause()
+        assert app.explore.config.pad_side == "right"
+        app.query_one("#x-empty-row-policy", Select).focus()
+        await pilot.press("enter", "down", "down", "enter")
+        await pilot.pause()
+        assert app.explore.config.empty_row_policy == "zeros"
+        app.query_one("#x-causal", Checkbox).focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.explore.config.causal is False
+        assert "not causal" in app.query_one("#condition").render().plain or not app.views[0].table.causal
+
+
+async def test_set_v_and_a_score_directly():
+    app = make_app(explore=ExploreConfig(past=3, new=2))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_into(pilot, "x-assign", "V[future]=9999")
+        assert app.explore.config.v_override == ((4, 9999.0),)
+        assert app.query_one("#x-assign", Input).value == ""
+        assert "V[4]=9999" in str(app.query_one("#x-overrides", Static).render())
+        await type_into(pilot, "x-assign", "S[0,1]=4")
+        assert app.explore.config.score_override == ((0, 1, 4.0),)
+        assert app.views[0].result.scores[0][1] == 4.0
+        seen = recorded(app)
+        await type_into(pilot, "x-assign", "V[7]=1")
+        assert app.explore.config.v_override == ((4, 9999.0),)
+        assert seen and "0 to 4" in seen[-1]
+
+
+async def test_experiment_and_lens_keys():
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert not app.query_one("#lab-pane").display or not app.screen.has_class("-lab")
+        await pilot.press("1", "3")
+        assert app.explore.experiments == ("leak-probe", "polarity-bug")
+        assert app.screen.has_class("-lab")
+        assert app.query_one("#x-leak-probe", Checkbox).value
+        await pilot.press("a")
+        assert app.explore.lens and app.query_one("#x-lens", Checkbox).value
+        await pilot.pause()
+        assert app.query_one("#lab-pane").region.area > 0
+        await pilot.press("1", "3", "a")
+        assert app.explore.experiments == () and not app.explore.lens
+        assert not app.screen.has_class("-lab")
+
+
+async def test_experiment_keys_do_nothing_outside_explore_mode():
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        before = app.explore
+        await pilot.press("1", "a", "s")
+        assert app.explore == before and len(app.screen_stack) == 1
+
+
+async def test_a_32_plus_32_grid_scrolls_and_stays_labelled():
+    app = make_app(explore=ExploreConfig(past=32, new=32))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pane = app.query_one("#grid-pane")
+        assert pane.max_scroll_x > 0 and pane.max_scroll_y > 0
+        await pilot.press("end")  # a player key: nothing happens
+        for _ in range(40):
+            await pilot.press("down")
+        assert app.state.row == 32 - 1
+        await pilot.pause()
+        assert pane.scroll_y > 0  # the selected row q63 was scrolled into view
+        assert "query 63" in app.query_one("#bars").render().renderables[0].plain
+
+
+async def save_to(pilot, path: str) -> None:
+    await pilot.press("s")
+    await pilot.pause()
+    dialog = pilot.app.screen
+    assert isinstance(dialog, PathDialog)
+    box = dialog.query_one("#path", Input)
+    box.value = path
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_save_writes_a_file_that_reads_back(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = make_app(explore=ExploreConfig(past=2, new=3, pad=1, pad_side="right", temperature=0.5))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_into(pilot, "x-assign", "V[4]=9999")
+        await pilot.press("escape")
+        await pilot.press("s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, PathDialog)
+        assert dialog.query_one("#path", Input).value == "maskattn-scenario.toml"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1
+    assert load_scenario(tmp_path / "maskattn-scenario.toml") == app.explore.config
+
+
+async def test_an_existing_file_is_replaced_only_after_yes(tmp_path):
+    target = tmp_path / "mine.toml"
+    target.write_text("# someone else's file\n", encoding="utf-8")
+    app = make_app(explore=ExploreConfig(past=5))
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        await save_to(pilot, str(target))
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("enter")  # the focused button is "Keep it"
+        await pilot.pause()
+        assert len(app.screen_stack) == 1
+        assert target.read_text(encoding="utf-8") == "# someone else's file\n"
+        assert seen and "left as it was" in seen[-1]
+        await save_to(pilot, str(target))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert target.read_text(encoding="utf-8") == "# someone else's file\n"
+        await save_to(pilot, str(target))
+        await pilot.press("y")
+        await pilot.pause()
+    assert load_scenario(target) == ExploreConfig(past=5)
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+async def open_file(pilot, path: str) -> None:
+    await pilot.press("o")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathDialog)
+    pilot.app.screen.query_one("#path", Input).value = path
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    "content,words",
+    [
+        ("past = 40\n", ["past", "0 to 32"]),
+        ("past = 3\ncolour = 'red'\n", ["colour"]),
+        ("past = [\n", ["TOML"]),
+        ("temperature = nan\n", ["temperature"]),
+        ("new = 2\nq = [[1.0, 0.0]]\n", ["q"]),
+    ],
+    ids=["out-of-range", "unknown-key", "not-toml", "nan", "wrong-shape"],
+)
+async def test_a_bad_scenario_file_keeps_the_state(tmp_path, content, words):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    app = make_app(explore=ExploreConfig(past=4))
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        before = (app.explore, app.state, app.views)
+        await open_file(pilot, str(bad))
+        assert (app.explore, app.state, app.views) == before
+        assert seen and str(bad) in seen[-1]
+        assert all(w in seen[-1] for w in words), seen[-1]
+
+
+async def test_a_missing_file_keeps_the_state(tmp_path):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        await open_file(pilot, str(tmp_path / "nowhere.toml"))
+        assert not app.explore.active and app.state.steps == 5
+        assert "nowhere.toml" in seen[-1]
+
+
+async def test_a_good_scenario_file_is_shown(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text("past = 6\nnew = 2\ncausal = false\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_file(pilot, str(good))
+        assert app.explore.active and app.explore.config == ExploreConfig(past=6, new=2, causal=False)
+        assert app.query_one("#x-past", Input).value == "6"
+        assert not app.query_one("#x-causal", Checkbox).value
+
+
+def test_cli_passes_the_explore_options_to_the_app(monkeypatch):
+    made: list[MaskattnApp] = []
+    monkeypatch.setattr(MaskattnApp, "run", lambda self, *a, **k: made.append(self))
+    assert cli.main(["--past", "4", "--new", "3", "--no-causal", "--experiment", "leak-probe", "--lens", "hf"]) == 0
+    app = made[-1]
+    assert app.explore == ExploreSession(
+        config=ExploreConfig(past=4, new=3, causal=False), experiments=("leak-probe",), lens=True, active=True)
+    assert cli.main([]) == 0
+    assert not made[-1].explore.active
+
+
+def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
+    made: list[MaskattnApp] = []
+    monkeypatch.setattr(MaskattnApp, "run", lambda self, *a, **k: made.append(self))
+    path = tmp_path / "s.toml"
+    path.write_text("past = 1\nnew = 1\n", encoding="utf-8")
+    assert cli.main(["--scenario", str(path)]) == 0
+    assert made[-1].explore.active and made[-1].explore.config == ExploreConfig(past=1, new=1)
