@@ -84,7 +84,7 @@ def build_parser() -> Parser:
     parser.add_argument("--exit-at-end", action="store_true", help=_h("cli.help.exit_at_end"))
     parser.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
     _add_explore(parser)
-    sub = parser.add_subparsers(dest="command", metavar="{print,json,check}", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export}", parser_class=Parser)
 
     p_print = sub.add_parser("print", help=_h("cli.help.print"), description=_h("cli.help.print"))
     _add_common(p_print)
@@ -101,6 +101,15 @@ def build_parser() -> Parser:
     p_check = sub.add_parser("check", help=_h("cli.help.check"), description=_h("cli.help.check"))
     p_check.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
     p_check.add_argument("--json", action="store_true", help=_h("cli.help.check_json"))
+
+    p_export = sub.add_parser("export", help=_h("cli.help.export"), description=_h("cli.help.export"))
+    p_export.add_argument("--out", required=True, metavar="DIR", help=_h("cli.help.export_out"))
+    p_export.add_argument("--size", default="100x30", metavar="WxH", help=_h("cli.help.export_size"))
+    p_export.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
+    p_export.add_argument("--format", choices=("svg", "txt"), default="svg", help=_h("cli.help.export_format"))
+    p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
+    p_export.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
+    _add_explore(p_export)
     return parser
 
 
@@ -234,6 +243,34 @@ def cmd_check(args, lang: str) -> int:
     return 0 if passed == len(results) else 1
 
 
+def cmd_export(args, lang: str) -> int:
+    """One frame per step (+ the explore configuration's), drawn by the app;
+    everything is checked before anything is written (maskattn_tui.export)."""
+    from pathlib import Path
+
+    from maskattn_tui import export
+
+    size = export.parse_size(args.size)
+    config = _explore_config(args)
+    explore = None
+    if config is not None:  # the explore frame: the app as `maskattn-tui OPTIONS` starts
+        from maskattn_tui.explore.options import experiments_from_args, lenses_from_args
+
+        explore = dict(explore=config, experiments=experiments_from_args(args) or (),
+                       lens=lenses_from_args(args) is not None)
+    out = Path(args.out)
+    frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
+    export.check_targets(out, frames, args.force)
+    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii), explore)
+    try:
+        export.write_all(out, drawn)
+    except OSError as exc:
+        raise export.ExportError("unwritable", path=exc.filename or out, reason=exc.strerror or exc) from None
+    for path in drawn:
+        sys.stdout.write(f"{path}\n")
+    return 0
+
+
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
@@ -252,7 +289,7 @@ def cmd_tui(args, lang: str) -> int:
     return app.return_code or 0
 
 
-COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check}
+COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,167 @@
+"""`maskattn-tui export`: one file per step, drawn by the real app.
+
+Frames come from `make_app` (the same factory as the CLI and the tests), run
+headless with `App.run_test` at a fixed size, then saved as the SVG Textual
+exports or as the screen's plain text. Everything is checked before anything
+is written: the size, the folder, every target file; then all frames are
+drawn in memory; only then are the files written (each atomically).
+
+No Textual import at the top: `maskattn-tui --help` must stay light."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
+
+FORMATS = ("svg", "txt")
+DEFAULT_SIZE = "100x30"
+#: Larger than any real terminal; keeps a typo from allocating a huge screen.
+MAX_WIDTH, MAX_HEIGHT = 500, 200
+
+
+class ExportError(MaskattnError):
+    """A bad export request (size, folder, files): one line, exit 2."""
+
+    def message(self, lang: str) -> str:
+        return t(f"cli.export.{self.key}", lang, **self.params)
+
+
+def min_size() -> tuple[int, int]:
+    """The app's minimum size (below it the app shows only a notice)."""
+    from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
+
+    return MIN_WIDTH, MIN_HEIGHT
+
+
+def parse_size(value: str) -> tuple[int, int]:
+    """'100x30' -> (100, 30); a size the app can show whole, or ExportError."""
+    match = re.fullmatch(r"\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*", value)
+    if match is None:
+        raise ExportError("bad_size", value=value)
+    width, height = int(match[1]), int(match[2])
+    min_w, min_h = min_size()
+    if width < min_w or height < min_h:
+        raise ExportError("size_too_small", value=value, w=min_w, h=min_h)
+    if width > MAX_WIDTH or height > MAX_HEIGHT:
+        raise ExportError("size_too_large", value=value, w=MAX_WIDTH, h=MAX_HEIGHT)
+    return width, height
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One file to write: which app state, and where."""
+
+    name: str  # "step3" or "explore"
+    step: int
+    path: Path
+
+
+def plan(out: Path, lang: str, fmt: str, steps: int, explore: bool) -> list[Frame]:
+    frames = [Frame(f"step{k}", k, out / f"step{k}-{lang}.{fmt}") for k in range(1, steps + 1)]
+    if explore:
+        frames.append(Frame("explore", 1, out / f"explore-{lang}.{fmt}"))
+    return frames
+
+
+def check_targets(out: Path, frames: list[Frame], force: bool) -> None:
+    """Refuse before writing anything: a missing parent, a folder that is a
+    file or cannot be written, a target that exists (without --force) or is
+    a folder."""
+    if out.exists():
+        if not out.is_dir():
+            raise ExportError("not_a_folder", path=out)
+        try:  # os.access says yes to root even on a read-only mount: try it
+            fd, probe = tempfile.mkstemp(prefix=".maskattn-export-", dir=out)
+        except OSError as exc:
+            raise ExportError("unwritable", path=out, reason=exc.strerror or exc) from None
+        os.close(fd)
+        os.unlink(probe)
+    else:
+        parent = out.parent
+        if not parent.is_dir():
+            raise ExportError("no_parent", path=out, parent=parent)
+        try:  # can the folder be created? (made and removed again)
+            os.rmdir(tempfile.mkdtemp(prefix=".maskattn-export-", dir=parent))
+        except OSError as exc:
+            raise ExportError("unwritable", path=parent, reason=exc.strerror or exc) from None
+    for frame in frames:
+        if frame.path.is_dir():
+            raise ExportError("target_is_folder", path=frame.path)
+    existing = [f.path for f in frames if f.path.exists()]
+    if existing and not force:
+        raise ExportError("exists", path=existing[0], count=len(existing))
+
+
+def screen_text(app) -> str:
+    """The app's current screen as plain text, one line per terminal row
+    (trailing blanks removed): what a person reads on the screen."""
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    lines = console.export_text().split("\n")[:height]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+async def settle(pilot) -> None:
+    """Let the app finish its first layout and any animation."""
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def _draw(make, size: tuple[int, int], fmt: str, title: str) -> str:
+    app = make()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        if fmt == "svg":
+            return app.export_screenshot(title=title)
+        return screen_text(app)
+
+
+def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str, ascii: bool,
+                explore: dict | None = None) -> dict[Path, str]:
+    """Every frame's file content, drawn by the real app, in memory.
+    `explore`: make_app's keyword arguments for the explore frame (as the
+    CLI would start the app with those options)."""
+    from maskattn_tui.tui.app import make_app
+
+    drawn: dict[Path, str] = {}
+    for frame in frames:
+        is_explore = frame.name == "explore"
+
+        def make(frame=frame, is_explore=is_explore):
+            extra = dict(explore or {}) if is_explore else {}
+            return make_app(step=frame.step, lang=lang, ascii=ascii, **extra)
+
+        title = t("cli.export.svg_title", lang, frame=t(f"cli.export.frame.{'explore' if is_explore else 'step'}",
+                                                          lang, k=frame.step))
+        drawn[frame.path] = asyncio.run(_draw(make, size, fmt, title))
+    return drawn
+
+
+def write_all(out: Path, drawn: dict[Path, str]) -> None:
+    """Write every file atomically (a temporary file, then a rename)."""
+    out.mkdir(exist_ok=True)
+    for path, content in drawn.items():
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(content)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
