@@ -13,10 +13,15 @@ from maskattn_tui.i18n import pick, t
 #: Multi-character ASCII spellings of the symbols our texts use, so that the
 #: ASCII mode keeps every meaning (applied before Rich measures the text).
 ASCII_SPELLING = {
+    # "·" is a separator between spaces and a product between operands
+    # ("p·v", "0.33·10"): " | " and "*" keep the two apart ("0.33.10" would not).
+    " · ": " | ", "·": "*",
     "−∞": "-inf", "∞": "inf", "−": "-", "≤": "<=", "≥": ">=", "≈": "~", "≠": "!=", "×": "x",
-    "↓": "v", "↑": "^", "→": "->", "←": "<-", "·": ".", "Σ": "sum", "√": "sqrt", "²": "^2",
+    "↓": "v", "↑": "^", "→": "->", "←": "<-", "Σ": "sum", "√": "sqrt", "²": "^2",
     "“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "…": "...", "✓": "+",
     "●": "*", "▶": ">", "…": "...",
+    # The language key's label ("L 中文") needs CJK glyphs: spell it out.
+    "中文": "Chinese",
 }
 
 #: meaning -> default Rich style (used outside Textual, e.g. `print`).

@@ -13,6 +13,7 @@ from textual.widgets import Static
 from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import ASCII, UNICODE, Palette
 from maskattn_tui.tui.bindings import EXPLORE_BINDINGS, FIGURE_BINDINGS, description, key_text
+from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 
 
 def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
@@ -57,6 +58,8 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.ascii, "-ascii")
+        if self.ascii:
+            use_ascii_scrollbars(self.query_one(VerticalScroll))
 
     def compose(self) -> ComposeResult:
         lang = self.lang

@@ -10,7 +10,8 @@ from maskattn_tui.i18n import LANGS, t
 
 
 class TooSmall(Widget):
-    """Both languages at once: the reader may not know which one is set."""
+    """Both languages at once: the reader may not know which one is set
+    (English only in ASCII mode, where CJK cannot be shown)."""
 
     DEFAULT_CSS = """
     TooSmall {
@@ -28,17 +29,22 @@ class TooSmall(Widget):
         self.min_width = min_width
         self.min_height = min_height
 
+    def langs(self) -> tuple[str, ...]:
+        glyphs = getattr(self.app, "glyphs", None)
+        return ("en",) if glyphs is not None and glyphs.box == "ASCII" else LANGS
+
     def notice(self, full: bool) -> Text:
         width, height = self.app.size
+        langs = self.langs()
         text = Text(justify="center")
-        for i, lang in enumerate(LANGS):
+        for i, lang in enumerate(langs):
             if i:
                 text.append("\n\n" if full else "\n")
             if full:
                 text.append(t("tui.too_small.title", lang) + "\n", style="bold")
             text.append(t("tui.too_small.body", lang, w=self.min_width, h=self.min_height, cw=width, ch=height))
         if full:
-            text.append("\n\n" + " · ".join(t("tui.too_small.quit", lang) for lang in LANGS))
+            text.append("\n\n" + " · ".join(t("tui.too_small.quit", lang) for lang in langs))
         return text
 
     def render(self) -> RenderableType:
