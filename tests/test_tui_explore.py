@@ -47,7 +47,8 @@ def problem_text(app: MaskattnApp) -> str:
 
 
 async def test_starts_in_explore_mode_with_a_configuration():
-    app = make_app(explore=ExploreConfig(past=4, new=3))
+    config = ExploreConfig(past=4, new=3, pad=1, pad_side="right", empty_row_policy="uniform")
+    app = make_app(explore=config)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.explore.active and app.screen.has_class("-explore")
@@ -56,6 +57,11 @@ async def test_starts_in_explore_mode_with_a_configuration():
         assert app.query_one("#x-past", Input).value == "4"
         assert "past = 4, new = 3" in app.query_one("#player").render().plain
         assert app.focused is None  # the keys belong to the figure
+        await pilot.pause(0.2)
+        # The selects show the configuration; mounting them changed nothing.
+        assert app.explore.config == config
+        assert app.query_one("#x-pad-side", Select).value == "right"
+        assert app.query_one("#x-empty-row-policy", Select).value == "uniform"
 
 
 async def test_e_toggles_explore_mode_and_the_figure_comes_back_as_it_was():

@@ -88,3 +88,11 @@ def test_explore_leak_probe_by_hand(snap_compare):
 
     app = make_app(explore=CHAPTER)
     assert snap_compare(app, run_before=probe, terminal_size=(120, 36))
+
+
+def test_explore_32_plus_32_wide(snap_compare):
+    """PAD on the right, V = 9999 at key 40, the last query selected: the
+    grid has scrolled to q63 and the bars sit under it."""
+    config = ExploreConfig(past=32, new=32, pad=4, pad_side="right", v_override=((40, 9999.0),))
+    app = make_app(explore=config, lang="zh")
+    assert snap_compare(app, press=["end", *["down"] * 31, "wait:100"], terminal_size=(160, 48))

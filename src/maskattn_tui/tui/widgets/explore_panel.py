@@ -254,6 +254,10 @@ class ExplorePanel(VerticalScroll, can_focus=False):
     def _selected(self, event: Select.Changed) -> None:
         event.stop()
         name = self._field_of(event.select.id)
+        # A Select posts Changed for its first option when it mounts; by the
+        # time that arrives, sync() has shown the session's value: stale.
+        if event.value != event.select.value:
+            return
         if name is not None and isinstance(event.value, str):
             self.post_message(self.Intent("field", name, event.value))
 
