@@ -239,6 +239,25 @@ async def test_save_writes_a_file_that_reads_back(tmp_path, monkeypatch):
     assert load_scenario(tmp_path / "maskattn-scenario.toml") == app.explore.config
 
 
+async def test_a_dialog_answers_once(tmp_path):
+    """Two quick Enters (or y then n) must not dismiss the screen below."""
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#path", Input).value = str(tmp_path / "once.toml")
+        _send_key(app, "enter")
+        _send_key(app, "enter")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1 and app.is_running
+        await save_to(pilot, str(tmp_path / "once.toml"))
+        _send_key(app, "y")
+        _send_key(app, "n")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1 and app.is_running
+    assert load_scenario(tmp_path / "once.toml") == ExploreConfig()
+
+
 async def test_an_existing_file_is_replaced_only_after_yes(tmp_path):
     target = tmp_path / "mine.toml"
     target.write_text("# someone else's file\n", encoding="utf-8")
@@ -334,3 +353,62 @@ def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
     path.write_text("past = 1\nnew = 1\n", encoding="utf-8")
     assert cli.main(["--scenario", str(path)]) == 0
     assert made[-1].explore.active and made[-1].explore.config == ExploreConfig(past=1, new=1)
+
+
+def _send_key(app, key: str) -> None:
+    """Queue a key as the driver would (much faster than pilot.press)."""
+    from textual import events
+
+    char = key if len(key) == 1 else {"space": " "}.get(key)
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+def assert_consistent(app: MaskattnApp) -> None:
+    session, state, views = app.explore, app.state, app.views
+    assert isinstance(session.config, ExploreConfig)  # always a validated one
+    if session.active:
+        assert state.steps == 1 and len(views) == 1
+        assert views[0].table.query_positions == session.config.query_positions
+        assert state.rows == session.config.new
+    else:
+        assert state.steps == 5 and len(views) == 5
+    assert 0 <= state.row < state.rows and not (session.active and state.playing)
+
+
+async def test_random_explore_keys_and_resizes_never_break():
+    """Explore keys, Tab into the controls, digits, letters, Enter, Esc and
+    the figure's keys, with resizes: the state always stays consistent."""
+    import random
+
+    from maskattn_tui.tui.bindings import EXPLORE_BINDINGS, FIGURE_BINDINGS
+
+    rng = random.Random(11)
+    keys = [k for b in (*FIGURE_BINDINGS, *EXPLORE_BINDINGS) if b.action != "quit" for k in b.key.split(",")]
+    keys += ["tab", "shift+tab", "enter", "escape", "escape", "backspace", *"0123456789.-V[]=xy"]
+    app = make_app(dwell=0.25)
+    sessions: list[ExploreSession] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.watch(app, "explore", lambda s: sessions.append(s), init=False)
+        for _ in range(40):  # 40 bursts of 15 keys, a resize before each
+            await pilot.resize_terminal(rng.randint(40, 200), rng.randint(12, 60))
+            for _ in range(15):
+                _send_key(app, rng.choice(keys))
+            await pilot.pause()
+            assert_consistent(app)
+        while len(app.screen_stack) > 1:
+            await pilot.press("escape")
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert_consistent(app)
+        assert app.query_one("#body").region.area > 0, (app.screen_stack, app.screen.classes, app.size)
+        # ... and still answers: explore on, a value typed into the panel.
+        if not app.explore.active:
+            await pilot.press("e")
+        await type_into(pilot, "x-new", "7")
+        assert app.explore.config.new == 7 and app.state.rows == 7
+    assert app.return_code in (None, 0)
+    # The keys reached explore mode and changed it in several ways.
+    assert sum(s.active for s in sessions) > 5
+    assert len({s.experiments for s in sessions}) > 3

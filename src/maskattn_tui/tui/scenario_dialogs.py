@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Static
 
 from maskattn_tui.i18n import t
@@ -34,7 +34,19 @@ DIALOG_CSS = """
 """
 
 
-class PathDialog(ModalScreen[str | None]):
+class _Dialog(ModalScreen[ScreenResultType]):
+    """Answers once: a second Enter (or y then n) queued before the dialog
+    has gone must not dismiss the screen underneath."""
+
+    _answered = False
+
+    def answer(self, result: ScreenResultType) -> None:
+        if not self._answered and self.is_current:
+            self._answered = True
+            self.dismiss(result)
+
+
+class PathDialog(_Dialog[str | None]):
     """Ask for a file path. `mode` is "save" or "open" (titles, button)."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="PathDialog")
@@ -66,14 +78,14 @@ class PathDialog(ModalScreen[str | None]):
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
         path = self.query_one("#path", Input).value.strip()
-        self.dismiss(path or None)
+        self.answer(path or None)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.answer(None)
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(_Dialog[bool]):
     """Yes / No; Enter on the focused button, Esc or n is No."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")
@@ -103,8 +115,8 @@ class ConfirmDialog(ModalScreen[bool]):
 
     @on(Button.Pressed, "#yes")
     def action_yes(self) -> None:
-        self.dismiss(True)
+        self.answer(True)
 
     @on(Button.Pressed, "#no")
     def action_no(self) -> None:
-        self.dismiss(False)
+        self.answer(False)
