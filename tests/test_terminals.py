@@ -33,6 +33,10 @@ ASCII_CASES = [
     pytest.param(2, (80, 24), ("question_mark",), id="80x24-help"),
     pytest.param(2, (160, 48), (), id="160x48-wide"),
     pytest.param(2, (50, 20), (), id="50x20-too-small"),
+    # explore mode: its panel's border, [X] ticks, v arrows of the selects
+    pytest.param(1, (100, 30), ("e", "1", "a"), id="100x30-explore"),
+    pytest.param(1, (80, 24), ("e", "question_mark"), id="80x24-explore-help"),
+    pytest.param(1, (160, 48), ("e", "2"), id="160x48-explore"),
 ]
 
 

@@ -25,6 +25,7 @@ from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
 from maskattn_tui.softmax import EMPTY_ROW_POLICIES
 from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.tui.bindings import by_id, key_text
+from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 
 #: Text boxes: field -> Input type.
 TEXT_BOXES = (("past", "integer"), ("new", "integer"), ("pad", "integer"),
@@ -43,6 +44,20 @@ class Tick(Checkbox):
     @property
     def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - Textual's name
         return "X" if self.value else " "
+
+    # In ASCII mode the half blocks around the mark become brackets: [X].
+    @property
+    def _ascii(self) -> bool:
+        glyphs = getattr(self.app, "glyphs", None)
+        return glyphs is not None and glyphs.box == "ASCII"
+
+    @property
+    def BUTTON_LEFT(self) -> str:  # type: ignore[override]  # noqa: N802
+        return "[" if self._ascii else Checkbox.BUTTON_LEFT
+
+    @property
+    def BUTTON_RIGHT(self) -> str:  # type: ignore[override]  # noqa: N802
+        return "]" if self._ascii else Checkbox.BUTTON_RIGHT
 
 
 def _id(name: str) -> str:
@@ -128,6 +143,16 @@ class ExplorePanel(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.sync()
+        if self.glyphs.box == "ASCII":
+            self.add_class("-ascii")  # the border (DEFAULT_CSS)
+            use_ascii_scrollbars(self)
+            self.call_after_refresh(self._ascii_arrows)
+
+    def _ascii_arrows(self) -> None:
+        """Textual's Select draws its arrows as ▼/▲: spell them v/^."""
+        for arrow, text in ((".down-arrow", "v"), (".up-arrow", "^")):
+            for static in self.query(f"Select {arrow}").results(Static):
+                static.update(text)
 
     # -- showing the bound values ---------------------------------------------
     def watch_state(self) -> None:
