@@ -115,3 +115,19 @@ def test_print_broken_pipe_is_quiet():
     err = p.stderr.read().decode()
     p.wait(timeout=60)
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("env, terminal, expected", [
+    ({"LANG": "en_US.UTF-8"}, True, False),
+    ({"LANG": "C"}, True, True),
+    ({"LC_ALL": "zh_CN.GB2312", "LANG": "en_US.UTF-8"}, True, True),
+    ({"LC_ALL": "", "LC_CTYPE": "C.UTF-8"}, True, False),
+    ({"LANG": "en_US.UTF-8", "TERM": "linux"}, True, True),
+    ({"LANG": "en_US.UTF-8", "TERM": "linux"}, False, False),
+    ({}, True, False),
+], ids=["utf8", "C", "gb2312-wins", "ctype-utf8", "linux-console", "linux-export", "unset"])
+def test_ascii_is_chosen_automatically(env, terminal, expected):
+    from maskattn_tui.cli import ascii_wanted
+
+    assert ascii_wanted(False, env, terminal=terminal) is expected
+    assert ascii_wanted(True, env, terminal=terminal) is True

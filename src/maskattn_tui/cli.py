@@ -113,11 +113,15 @@ def build_parser() -> Parser:
     return parser
 
 
-def ascii_wanted(flag: bool, environ=None) -> bool:
-    """--ascii, or a locale that is not UTF-8."""
+def ascii_wanted(flag: bool, environ=None, terminal: bool = True) -> bool:
+    """--ascii, a locale that is not UTF-8, or (when drawing on a terminal)
+    the Linux console, whose fonts lack the check marks, eighth blocks and
+    rounded corners."""
     if flag:
         return True
     env = os.environ if environ is None else environ
+    if terminal and env.get("TERM") == "linux":
+        return True
     for name in ("LC_ALL", "LC_CTYPE", "LANG"):
         value = env.get(name, "")
         if value:
@@ -261,7 +265,7 @@ def cmd_export(args, lang: str) -> int:
     out = Path(args.out)
     frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
     export.check_targets(out, frames, args.force)
-    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii), explore)
+    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore)
     try:
         export.write_all(out, drawn)
     except OSError as exc:
