@@ -412,3 +412,18 @@ async def test_random_explore_keys_and_resizes_never_break():
     # The keys reached explore mode and changed it in several ways.
     assert sum(s.active for s in sessions) > 5
     assert len({s.experiments for s in sessions}) > 3
+
+
+async def test_z_enlarges_the_experiments_when_they_are_on():
+    app = make_app(explore=ExploreConfig(), experiments=("offset-bug",))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lab = app.query_one("#lab-pane")
+        before = lab.region.height
+        await pilot.press("z")
+        await pilot.pause()
+        assert lab.region.height > before and app.query_one("#grid-pane").region.area == 0
+        assert app.query_one("#controls").region.area == 0
+        await pilot.press("z")
+        await pilot.pause()
+        assert lab.region.height == before and app.query_one("#grid-pane").region.area > 0
