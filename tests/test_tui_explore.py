@@ -427,3 +427,14 @@ async def test_z_enlarges_the_experiments_when_they_are_on():
         await pilot.press("z")
         await pilot.pause()
         assert lab.region.height == before and app.query_one("#grid-pane").region.area > 0
+
+
+@pytest.mark.parametrize("second", ["s", "o"])
+async def test_a_dialog_opened_while_quitting_does_not_crash(second):
+    # Found in tmux: "q" then "s" (or "o") before the app has gone.
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(80, 24)) as pilot:
+        _send_key(app, "q")
+        _send_key(app, second)
+        await pilot.pause(0.3)
+    assert app.return_code in (None, 0)

@@ -72,7 +72,9 @@ class PathDialog(_Dialog[str | None]):
 
     def on_mount(self) -> None:
         self.set_class(self.ascii, "-ascii")
-        self.query_one("#path", Input).focus()
+        # (Not composed when the app is already quitting: nothing to focus.)
+        for box in self.query("#path").results(Input):
+            box.focus()
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")
@@ -111,7 +113,8 @@ class ConfirmDialog(_Dialog[bool]):
 
     def on_mount(self) -> None:
         self.set_class(self.ascii, "-ascii")
-        self.query_one("#no", Button).focus()  # the safe answer by default
+        for button in self.query("#no").results(Button):
+            button.focus()  # the safe answer by default
 
     @on(Button.Pressed, "#yes")
     def action_yes(self) -> None:
