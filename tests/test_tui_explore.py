@@ -377,9 +377,11 @@ def assert_consistent(app: MaskattnApp) -> None:
     assert 0 <= state.row < state.rows and not (session.active and state.playing)
 
 
-async def test_random_explore_keys_and_resizes_never_break():
+async def test_random_explore_keys_and_resizes_never_break(tmp_path, monkeypatch):
     """Explore keys, Tab into the controls, digits, letters, Enter, Esc and
     the figure's keys, with resizes: the state always stays consistent."""
+    # Random keys may open the save dialog and press Enter: write in a scratch folder.
+    monkeypatch.chdir(tmp_path)
     import random
 
     from maskattn_tui.tui.bindings import EXPLORE_BINDINGS, FIGURE_BINDINGS
