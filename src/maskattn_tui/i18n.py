@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from importlib import resources
 
 LANGS = ("en", "zh")
 DEFAULT_LANG = "en"
@@ -17,13 +16,17 @@ def catalog() -> dict[str, dict[str, str]]:
     """All strings, merged from every file in data/strings (one per area, so
     that separate modules can add keys without editing one shared file)."""
     merged: dict[str, dict[str, str]] = {}
-    folder = resources.files("maskattn_tui") / "data" / "strings"
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if not entry.name.endswith(".json"):
+    # The package's own files, read with os (importlib.resources would
+    # import tempfile and pathlib, ~10 ms of every `print`).
+    folder = os.path.join(os.path.dirname(__file__), "data", "strings")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
             continue
-        for key, texts in json.loads(entry.read_text(encoding="utf-8")).items():
+        with open(os.path.join(folder, name), encoding="utf-8") as file:
+            entries = json.load(file)
+        for key, texts in entries.items():
             if key in merged:
-                raise RuntimeError(f"string key {key!r} defined twice ({entry.name})")
+                raise RuntimeError(f"string key {key!r} defined twice ({name})")
             merged[key] = texts
     return merged
 

@@ -5,9 +5,9 @@ This module only reads it into frozen records."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 
 from maskattn_tui.step_machine import StepShape
 
@@ -90,9 +90,7 @@ def step_from_dict(d: dict) -> StepSpec:
 
 @lru_cache(maxsize=1)
 def load_f12() -> Figure:
-    raw = json.loads(
-        (resources.files("maskattn_tui") / "data" / "f12.json").read_text(encoding="utf-8")
-    )
+    raw = json.loads(_read_data("f12.json"))
     return Figure(
         title=raw["title"],
         question=raw["question"],
@@ -103,3 +101,10 @@ def load_f12() -> Figure:
         sections=tuple(Section(s["id"], s["title"], s["body"]) for s in raw["sections"]),
         steps=tuple(step_from_dict(s) for s in raw["steps"]),
     )
+
+
+def _read_data(name: str) -> str:
+    """A file of the package's data/ folder (with os: importlib.resources
+    would import tempfile and pathlib for the same path)."""
+    with open(os.path.join(os.path.dirname(__file__), "data", name), encoding="utf-8") as file:
+        return file.read()

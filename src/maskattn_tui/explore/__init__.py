@@ -11,32 +11,33 @@ Modules: config (ExploreConfig, the layout and generated inputs), view
 (evaluate, to_spec, explore_view), experiments, api_lens, scenario_file,
 options (argparse), errors (ContextError)."""
 
-from maskattn_tui.explore.api_lens import LENS_NAMES, lens, lenses, parse_lens_names
-from maskattn_tui.explore.config import ExploreConfig, generate_inputs
-from maskattn_tui.explore.errors import ContextError
-from maskattn_tui.explore.experiments import (
-    EXPERIMENTS,
-    causal_off,
-    experiment_data,
-    leak_probe,
-    offset_bug,
-    parse_experiment_names,
-    polarity_bug,
-    run_experiment,
-)
-from maskattn_tui.explore.options import (
-    add_explore_arguments,
-    config_from_args,
-    experiments_from_args,
-    lenses_from_args,
-)
-from maskattn_tui.explore.scenario_file import (
-    dumps_scenario,
-    load_scenario,
-    loads_scenario,
-    save_scenario,
-)
-from maskattn_tui.explore.view import evaluate, explore_view, to_spec
+from importlib import import_module
+
+#: Where each public name lives. Imported on first use (PEP 562), so that
+#: `maskattn-tui print` of the F12 steps does not load the scenario-file
+#: reader (tomllib) or the API lens just because the CLI adds these options.
+_HOMES = {
+    "LENS_NAMES": "api_lens", "lens": "api_lens", "lenses": "api_lens", "parse_lens_names": "api_lens",
+    "ExploreConfig": "config", "generate_inputs": "config",
+    "ContextError": "errors",
+    "EXPERIMENTS": "experiments", "causal_off": "experiments", "experiment_data": "experiments",
+    "leak_probe": "experiments", "offset_bug": "experiments", "parse_experiment_names": "experiments",
+    "polarity_bug": "experiments", "run_experiment": "experiments",
+    "add_explore_arguments": "options", "config_from_args": "options", "experiments_from_args": "options",
+    "lenses_from_args": "options",
+    "dumps_scenario": "scenario_file", "load_scenario": "scenario_file", "loads_scenario": "scenario_file",
+    "save_scenario": "scenario_file",
+    "evaluate": "view", "explore_view": "view", "to_spec": "view",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EXPERIMENTS",

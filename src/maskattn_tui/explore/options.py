@@ -42,7 +42,6 @@ from maskattn_tui.explore.config import (
 )
 from maskattn_tui.explore.errors import ContextError, field_of
 from maskattn_tui.explore.experiments import EXPERIMENTS, parse_experiment_names
-from maskattn_tui.explore.scenario_file import load_scenario
 
 #: config field -> (option, args destination, converter kind)
 OPTIONS = {
@@ -128,6 +127,8 @@ def config_from_args(
     if not explore_requested(args):
         return None
     scenario = getattr(args, SCENARIO_DEST, None)
+    if scenario:
+        from maskattn_tui.explore.scenario_file import load_scenario  # tomllib: only when asked
     config = load_scenario(scenario) if scenario else (base or ExploreConfig())
     given = {field: getattr(args, dest) for field, (_, dest, _) in OPTIONS.items() if hasattr(args, dest)}
     changes = {field: _convert(field, raw) for field, raw in given.items()}
