@@ -81,7 +81,7 @@ class MaskattnApp(App[None]):
     VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
 
     #: The player: step, playing, dwell, selected row, language.
-    state: reactive[PlayerState] = reactive(None, always_update=False)  # type: ignore[arg-type]
+    state: reactive[PlayerState] = reactive(None, always_update=False, repaint=False)  # type: ignore[arg-type]
     #: Explore mode: configuration, experiments, lens, on / off.
     explore: reactive[ExploreSession] = reactive(ExploreSession, always_update=False)
     #: Derived: the steps shown (the F12 five, or the explored configuration).

@@ -28,17 +28,23 @@ class BarsView(FigureView):
         """The longest bars whose rows still fit in `room` cells."""
         key = (id(self.view), self.state, room)
         if key not in self._widths:
+            # Every bar is exactly `width` cells in a no-wrap column, so the
+            # rows grow one cell per cell of bar: one measurement at the
+            # shortest bar says how long they can be.
             console = self.app.console
-            fits = lambda width: natural_width(console, console.options, self.bars(width)) <= room  # noqa: E731
-            low, high = BAR_MIN, BAR_MAX  # binary search: rows grow with the bar
-            while low < high:
-                mid = (low + high + 1) // 2
-                low, high = (mid, high) if fits(mid) else (low, mid - 1)
-            self._widths[key] = low
+            spare = room - natural_width(console, console.options, self.bars(BAR_MIN))
+            self._widths[key] = max(BAR_MIN, min(BAR_MAX, BAR_MIN + spare))
         return self._widths[key]
+
+    def room(self) -> int:
+        """The pane's width: the bars are sized to it."""
+        return self.parent.content_size.width if self.parent is not None else self.content_size.width
+
+    def width_key(self) -> object:
+        return self.room()
 
     def render(self) -> RenderableType:
         if self.state is None:
             return ""
-        room = self.parent.content_size.width if self.parent is not None else self.content_size.width
-        return self.bars(self.bar_width(room))
+        width = self.bar_width(self.room())
+        return self.drawn(lambda palette: self.bars(width), self.state.row, self.state.lang, width)

@@ -156,7 +156,9 @@ class ExplorePanel(VerticalScroll, can_focus=False):
 
     # -- showing the bound values ---------------------------------------------
     def watch_state(self) -> None:
-        if self.is_mounted:
+        # Hidden outside explore mode: entering it changes the session,
+        # whose watcher syncs (language included); a step need not relayout.
+        if self.is_mounted and self.session is not None and self.session.active:
             self.sync()
 
     def watch_session(self) -> None:

@@ -23,7 +23,8 @@ class GridView(FigureView):
         state = self.state
         if state is None:
             return ""
-        return mask_grid(self.view, state.row, state.lang, self.palette())
+        view = self.view
+        return self.drawn(lambda palette: mask_grid(view, state.row, state.lang, palette), state.row, state.lang)
 
     def row_at(self, y: int) -> int | None:
         """Which query row is drawn on content line y (None: not a row):

@@ -37,6 +37,9 @@ class KeyBar(StateView):
         """Explore mode: the shown step is an explored configuration."""
         return bool(self.views) and self.view.spec.kind == "explore"
 
+    def layout_key(self, lines) -> object:
+        return None  # one line, whatever the state: repaint only
+
     def render(self) -> RenderableType:
         if self.state is None:
             return ""

@@ -26,6 +26,22 @@ class LabView(FigureView):
         super().__init__(*args, **kwargs)
         self._cache: tuple[tuple, RenderableType] | None = None
 
+    def width_key(self) -> object:
+        return self.session
+
+    def layout_key(self, lines) -> object:
+        # Hidden unless something is switched on: then nothing to lay out.
+        return super().layout_key(lines) if self.showing else None
+
+    def _update(self) -> None:
+        if self.showing:
+            super()._update()
+        else:
+            self.forget_shown()  # hidden: nothing to draw until a session shows it
+
+    def _watch_session(self) -> None:
+        self.forget_shown()  # the session's own reactive repaints it all
+
     @property
     def showing(self) -> bool:
         s = self.session

@@ -61,4 +61,5 @@ class Pane(ScrollableContainer, can_focus=False):
         room = self.outer_size.width - 2  # the border's first cell and a blank
         if self.ascii and room > 0 and cell_len(title) > room:
             title = set_cell_size(title, max(0, room - 3)).rstrip() + "..."
-        self.border_title = title
+        if title != self.border_title:  # setting it repaints the whole pane
+            self.border_title = title
