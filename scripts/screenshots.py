@@ -1,7 +1,7 @@
 """Make screenshots/stepN-<lang>.svg (and .png when rsvg-convert is on PATH)
 of the five F12 steps at 100x30, through the same app factory as the CLI.
 
-    python scripts/screenshots.py [--lang en zh] [--out screenshots] [--size 100x30]
+    python scripts/screenshots.py [--lang en zh] (both by default) [--out screenshots] [--size 100x30]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ async def shoot(step: int, lang: str, size: tuple[int, int], svg: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lang", nargs="+", default=["en"], choices=["en", "zh"])
+    parser.add_argument("--lang", nargs="+", default=["en", "zh"], choices=["en", "zh"])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--size", default="100x30")
     args = parser.parse_args(argv)

@@ -26,7 +26,7 @@ class ConditionLine(StateView):
         if state is None:
             return ""
         text = Text()
-        text.append(self.tr(t("tui.condition", state.lang)) + ": ",
+        text.append(self.tr(t("tui.condition", state.lang)),
                     style=self.get_component_rich_style("condition--label", partial=True))
         text.append(self.tr(self.view.text("condition", state.lang)))
         return text
