@@ -94,6 +94,21 @@ def test_help_in_chinese():
     assert "探索选项" in p.format_help()
 
 
+def test_pad_side_metavar_names_the_sides():
+    # Spelled out in options.py so that adding the options loads no config.
+    from maskattn_tui.explore.config import PAD_SIDES
+    from maskattn_tui.explore.options import PAD_SIDE_METAVAR
+
+    assert PAD_SIDE_METAVAR == "|".join(PAD_SIDES)
+
+
+def test_no_causal_is_a_flag():
+    p = parser()
+    assert vars(p.parse_args(["--no-causal"])) == {"explore_causal": False}
+    with pytest.raises(SystemExit):
+        p.parse_args(["--no-causal", "x"])
+
+
 BAD = [
     (["--past", "40"], ["option --past", "past must be from 0 to 32 (got 40)"]),
     (["--past", "-1"], ["option --past", "from 0 to 32"]),

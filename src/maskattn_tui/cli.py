@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 
 from maskattn_tui import __version__
 from maskattn_tui.errors import MaskattnError
@@ -136,19 +135,22 @@ def _explore_config(args):
     return config_from_args(args)
 
 
-@dataclass(frozen=True)
 class Shown:
     """What `print` and `json` show: the views, and what --lens and
-    --experiment add to them."""
+    --experiment add to them. (A plain class: a dataclass would import
+    `dataclasses` for every command line, --help included.)"""
 
-    figure: object
-    views: list
-    explore: bool  # an explore configuration (one step), not F12 steps
-    config: object = None  # its ExploreConfig
-    lens_names: tuple[str, ...] | None = None
-    experiments: tuple[tuple[str, object], ...] = ()
-    #: --experiment without any other explore option: the default configuration
-    default_config: bool = False
+    def __init__(self, figure, views: list, explore: bool, config=None,
+                 lens_names: tuple[str, ...] | None = None,
+                 experiments: tuple[tuple[str, object], ...] = (), default_config: bool = False) -> None:
+        self.figure = figure
+        self.views = views
+        self.explore = explore  # an explore configuration (one step), not F12 steps
+        self.config = config  # its ExploreConfig
+        self.lens_names = lens_names
+        self.experiments = experiments
+        #: --experiment without any other explore option: the default configuration
+        self.default_config = default_config
 
 
 def _only_experiment(args) -> bool:

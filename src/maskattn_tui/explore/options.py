@@ -29,19 +29,16 @@ import argparse
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.softmax import EMPTY_ROW_POLICIES
 
-from maskattn_tui.explore.api_lens import ALL, LENS_NAMES, parse_lens_names
-from maskattn_tui.explore.config import (
-    NEW_RANGE,
-    PAD_SIDES,
-    PAST_RANGE,
-    SEED_RANGE,
-    TEMPERATURE_RANGE,
-    ExploreConfig,
-)
 from maskattn_tui.explore.errors import ContextError, field_of
-from maskattn_tui.explore.experiments import EXPERIMENTS, parse_experiment_names
+
+TYPE_CHECKING = False  # not `from typing import ...`: --help would load typing for it
+if TYPE_CHECKING:
+    from maskattn_tui.explore.config import ExploreConfig
+
+# The configuration, the lenses and the experiments are imported where they
+# are needed, not here: `print` and `json` of the F12 steps add these options
+# to their parsers but use none of them (tests/test_import_hygiene.py).
 
 #: config field -> (option, args destination, converter kind)
 OPTIONS = {
@@ -59,35 +56,86 @@ LENS_DEST = "explore_lens"
 EXPERIMENT_DEST = "explore_experiment"
 
 
+#: The metavar of --pad-side, spelled out so that adding the options needs
+#: no configuration module ("|".join(config.PAD_SIDES); a test checks).
+PAD_SIDE_METAVAR = "left|right"
+
+
+class _Option(argparse.Action):
+    """An explore option: stores its value (or `const`, for a flag such as
+    --no-causal) like argparse's own actions. Its help text is made when
+    argparse first reads it (for --help): it names ranges, defaults and
+    choices from the configuration, lens and experiment modules, which a
+    command line that does not use these options should not have to load."""
+
+    def __init__(self, option_strings, dest, help_of=None, **kwargs) -> None:
+        self._help_of = help_of
+        super().__init__(option_strings, dest, **kwargs)
+
+    @property
+    def help(self):  # noqa: D401 - argparse reads action.help
+        if self._help is None and self._help_of is not None:
+            self._help = self._help_of()
+        return self._help
+
+    @help.setter
+    def help(self, value) -> None:
+        self._help = value
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+
+def _help_texts(lang: str) -> dict[str, str]:
+    """Every option's help text (by destination), in `lang`."""
+    from maskattn_tui.softmax import EMPTY_ROW_POLICIES
+
+    from maskattn_tui.explore.api_lens import ALL, LENS_NAMES
+    from maskattn_tui.explore.config import NEW_RANGE, PAST_RANGE, SEED_RANGE, TEMPERATURE_RANGE, ExploreConfig
+    from maskattn_tui.explore.experiments import EXPERIMENTS
+
+    d = ExploreConfig()
+    return {
+        "explore_past": t("explore.help.past", lang, lo=PAST_RANGE[0], hi=PAST_RANGE[1], default=d.past),
+        "explore_new": t("explore.help.new", lang, lo=NEW_RANGE[0], hi=NEW_RANGE[1], default=d.new),
+        "explore_pad": t("explore.help.pad", lang, default=d.pad),
+        "explore_pad_side": t("explore.help.pad_side", lang, default=d.pad_side),
+        "explore_causal": t("explore.help.no_causal", lang),
+        "explore_temperature": t("explore.help.temperature", lang, lo=f"{TEMPERATURE_RANGE[0]:g}",
+                                 hi=f"{TEMPERATURE_RANGE[1]:g}", default=f"{d.temperature:g}"),
+        "explore_empty_row": t("explore.help.empty_row", lang, choices=", ".join(EMPTY_ROW_POLICIES),
+                               default=d.empty_row_policy),
+        "explore_seed": t("explore.help.seed", lang, lo=SEED_RANGE[0], hi=SEED_RANGE[1], default=d.seed),
+        SCENARIO_DEST: t("explore.help.scenario", lang),
+        LENS_DEST: t("explore.help.lens", lang, choices=", ".join((*LENS_NAMES, ALL))),
+        EXPERIMENT_DEST: t("explore.help.experiment", lang, choices=", ".join((*EXPERIMENTS, ALL))),
+    }
+
+
 def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> None:
     """Add the explore options (as an argument group) to `parser`."""
-    d = ExploreConfig()
     g = parser.add_argument_group(t("explore.help.group", lang), t("explore.help.group_description", lang))
-    S = argparse.SUPPRESS
-    g.add_argument("--past", metavar="P", dest="explore_past", default=S,
-                   help=t("explore.help.past", lang, lo=PAST_RANGE[0], hi=PAST_RANGE[1], default=d.past))
-    g.add_argument("--new", metavar="N", dest="explore_new", default=S,
-                   help=t("explore.help.new", lang, lo=NEW_RANGE[0], hi=NEW_RANGE[1], default=d.new))
-    g.add_argument("--pad", metavar="K", dest="explore_pad", default=S,
-                   help=t("explore.help.pad", lang, default=d.pad))
-    g.add_argument("--pad-side", metavar="|".join(PAD_SIDES), dest="explore_pad_side", default=S,
-                   help=t("explore.help.pad_side", lang, default=d.pad_side))
-    g.add_argument("--no-causal", dest="explore_causal", action="store_const", const=False, default=S,
-                   help=t("explore.help.no_causal", lang))
-    g.add_argument("--temperature", metavar="T", dest="explore_temperature", default=S,
-                   help=t("explore.help.temperature", lang, lo=f"{TEMPERATURE_RANGE[0]:g}",
-                          hi=f"{TEMPERATURE_RANGE[1]:g}", default=f"{d.temperature:g}"))
-    g.add_argument("--empty-row", metavar="POLICY", dest="explore_empty_row", default=S,
-                   help=t("explore.help.empty_row", lang, choices=", ".join(EMPTY_ROW_POLICIES),
-                          default=d.empty_row_policy))
-    g.add_argument("--seed", metavar="S", dest="explore_seed", default=S,
-                   help=t("explore.help.seed", lang, lo=SEED_RANGE[0], hi=SEED_RANGE[1], default=d.seed))
-    g.add_argument("--scenario", metavar="FILE", dest=SCENARIO_DEST, default=S,
-                   help=t("explore.help.scenario", lang))
-    g.add_argument("--lens", metavar="NAME", dest=LENS_DEST, default=S,
-                   help=t("explore.help.lens", lang, choices=", ".join((*LENS_NAMES, ALL))))
-    g.add_argument("--experiment", metavar="NAME", dest=EXPERIMENT_DEST, default=S,
-                   help=t("explore.help.experiment", lang, choices=", ".join((*EXPERIMENTS, ALL))))
+    texts: dict[str, str] = {}
+
+    def add(option: str, dest: str, **kwargs) -> None:
+        def help_of() -> str:
+            if not texts:
+                texts.update(_help_texts(lang))
+            return texts[dest]
+
+        g.add_argument(option, dest=dest, default=argparse.SUPPRESS, action=_Option, help_of=help_of, **kwargs)
+
+    add("--past", "explore_past", metavar="P")
+    add("--new", "explore_new", metavar="N")
+    add("--pad", "explore_pad", metavar="K")
+    add("--pad-side", "explore_pad_side", metavar=PAD_SIDE_METAVAR)
+    add("--no-causal", "explore_causal", nargs=0, const=False)
+    add("--temperature", "explore_temperature", metavar="T")
+    add("--empty-row", "explore_empty_row", metavar="POLICY")
+    add("--seed", "explore_seed", metavar="S")
+    add("--scenario", SCENARIO_DEST, metavar="FILE")
+    add("--lens", LENS_DEST, metavar="NAME")
+    add("--experiment", EXPERIMENT_DEST, metavar="NAME")
 
 
 def _convert(field: str, raw: object) -> object:
@@ -129,6 +177,8 @@ def config_from_args(
     scenario = getattr(args, SCENARIO_DEST, None)
     if scenario:
         from maskattn_tui.explore.scenario_file import load_scenario  # tomllib: only when asked
+    else:
+        from maskattn_tui.explore.config import ExploreConfig
     config = load_scenario(scenario) if scenario else (base or ExploreConfig())
     given = {field: getattr(args, dest) for field, (_, dest, _) in OPTIONS.items() if hasattr(args, dest)}
     changes = {field: _convert(field, raw) for field, raw in given.items()}
@@ -148,6 +198,8 @@ def lenses_from_args(args: argparse.Namespace) -> tuple[str, ...] | None:
     None when --lens was not given. Unknown names raise MaskattnError."""
     if not hasattr(args, LENS_DEST):
         return None
+    from maskattn_tui.explore.api_lens import parse_lens_names
+
     try:
         return parse_lens_names(getattr(args, LENS_DEST))
     except MaskattnError as e:
@@ -159,6 +211,8 @@ def experiments_from_args(args: argparse.Namespace) -> tuple[str, ...] | None:
     "all"), or None when it was not given. Unknown names raise MaskattnError."""
     if not hasattr(args, EXPERIMENT_DEST):
         return None
+    from maskattn_tui.explore.experiments import parse_experiment_names
+
     try:
         return parse_experiment_names(getattr(args, EXPERIMENT_DEST))
     except MaskattnError as e:

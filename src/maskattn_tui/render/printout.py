@@ -5,21 +5,25 @@ each step."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from maskattn_tui.explore.experiments import ExperimentResult
 from maskattn_tui.render.bars import softmax_bars
 from maskattn_tui.render.explain import caption, sections
-from maskattn_tui.render.experiments import experiment_view
 from maskattn_tui.render.grid import mask_grid
-from maskattn_tui.render.lens import api_lens_view
 from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.scenario import Figure
 from maskattn_tui.stepview import StepView
+
+if TYPE_CHECKING:
+    from maskattn_tui.explore.experiments import ExperimentResult
+
+# The API lens and the experiments (render.lens, render.experiments and the
+# explore modules under them) are imported only when asked for.
 
 
 def _rule(title: Text, palette: Palette) -> Rule:
@@ -46,9 +50,13 @@ def extra_sections(
     """The API lens of the step's table and the experiments, each under a rule."""
     parts: list[RenderableType] = []
     if lens_names:
+        from maskattn_tui.render.lens import api_lens_view
+
         parts += [_rule(Text(palette.t("render.x.lens.title", lang), style=palette.style("title")), palette),
                   api_lens_view(view.table, lens_names, lang, palette), Text("")]
     if experiments:
+        from maskattn_tui.render.experiments import experiment_view
+
         parts.append(_rule(Text(palette.t("render.x.experiments.title", lang), style=palette.style("title")), palette))
         if notice:
             parts.append(Text(palette.tr(notice), style=palette.style("warning")))
