@@ -60,3 +60,26 @@ def test_flow_never_splits_an_entry():
         assert f"[{i}] entry number {i}" in joined
     assert all(cell_len(line) <= 40 for line in lines)
     assert len(lines) > 1
+
+
+def test_text_without_cjk_breaks_as_with_the_cjk_pattern():
+    # Text with no CJK character is cut into tokens by a cheaper pattern
+    # (the CJK one takes ~2 ms to compile); both must give the same tokens.
+    import random
+    import re
+
+    from maskattn_tui.i18n import catalog
+    from maskattn_tui.render import wrap
+
+    full = re.compile(wrap._TOKEN_PATTERN)
+    texts = [text for t in catalog().values() for text in t.values()] + [text for _, text in all_texts()]
+    rng = random.Random(12)
+    alphabet = "ab Z1 \t\u00a0,.;:!?()“‘”’·−∞≤…—-▶█\u2e7f"
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(2000)]
+    plain = 0
+    for text in texts:
+        pattern = wrap._token_pattern(text)
+        plain += pattern is wrap._PLAIN_TOKEN
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in full.finditer(text)], text
+    assert plain > 2000
+    assert wrap._token_pattern("中文，好").pattern == wrap._TOKEN_PATTERN
