@@ -9,7 +9,9 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from maskattn_tui.step_machine import StepShape
+TYPE_CHECKING = False  # (not from typing: json and check have no other use for it)
+if TYPE_CHECKING:
+    from maskattn_tui.step_machine import StepShape
 
 Texts = dict  # {"en": str, "zh": str}
 
@@ -37,6 +39,9 @@ class StepSpec:
 
     @property
     def shape(self) -> StepShape:
+        # The player's machine is the TUI's; `print` and `json` need not load it.
+        from maskattn_tui.step_machine import StepShape
+
         return StepShape(rows=len(self.query_positions), focus_row=self.focus_rows[0])
 
 
