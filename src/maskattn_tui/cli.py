@@ -296,6 +296,23 @@ def cmd_tui(args, lang: str) -> int:
 
 
 COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export}
+#: Commands that write their output and exit: short, bounded runs.
+BATCH_COMMANDS = frozenset({"print", "json", "check"})
+
+
+def _batch_gc() -> None:
+    """For a batch command run as the program: no cyclic garbage collection
+    while it runs, and the heap frozen at exit, so that the interpreter's
+    last collections do not walk every object Rich and the figure made.
+    Together ~9 ms of a ~85 ms `print --all`; the output is the same, and
+    these runs allocate a few MB at most. (Not for the TUI or export, which
+    run for long or draw many frames, nor for main() called with argv by
+    another program or a test, whose process this is not.)"""
+    import atexit
+    import gc
+
+    gc.disable()
+    atexit.register(gc.freeze)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -303,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         lang = args.lang or _ENV_LANG
+        if argv is None and args.command in BATCH_COMMANDS:
+            _batch_gc()
         return COMMANDS[args.command](args, lang)
     except UsageError as exc:
         sys.stderr.write(t("cli.error", lang, message=str(exc)) + t("cli.hint", lang) + "\n")
