@@ -21,7 +21,30 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but an error is one line (no usage dump) and exit 2."""
+    """argparse, but an error is one line (no usage dump) and exit 2; and a
+    sub-command's arguments are added by `arguments(parser)` when that
+    sub-command is parsed or its help shown, not for every command line."""
+
+    def __init__(self, *args, arguments=None, **kwargs) -> None:
+        self._arguments = arguments
+        super().__init__(*args, **kwargs)
+
+    def _add_arguments(self) -> None:
+        if self._arguments is not None:
+            add, self._arguments = self._arguments, None
+            add(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._add_arguments()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._add_arguments()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_arguments()
+        return super().format_help()
 
     def error(self, message: str):  # noqa: D401 - argparse API
         raise UsageError(message)
@@ -84,8 +107,13 @@ def build_parser() -> Parser:
     parser.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
     _add_explore(parser)
     sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export}", parser_class=Parser)
+    for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
+                            ("check", _check_arguments), ("export", _export_arguments)):
+        sub.add_parser(name, help=_h(f"cli.help.{name}"), description=_h(f"cli.help.{name}"), arguments=arguments)
+    return parser
 
-    p_print = sub.add_parser("print", help=_h("cli.help.print"), description=_h("cli.help.print"))
+
+def _print_arguments(p_print: Parser) -> None:
     _add_common(p_print)
     p_print.add_argument("--all", action="store_true", help=_h("cli.help.all"))
     p_print.add_argument("--width", type=_int_in(40, 1000, "cli.bad_width"), help=_h("cli.help.width"))
@@ -93,15 +121,18 @@ def build_parser() -> Parser:
     p_print.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
     _add_explore(p_print)
 
-    p_json = sub.add_parser("json", help=_h("cli.help.json"), description=_h("cli.help.json"))
+
+def _json_arguments(p_json: Parser) -> None:
     _add_common(p_json, "cli.help.json_step")
     _add_explore(p_json)
 
-    p_check = sub.add_parser("check", help=_h("cli.help.check"), description=_h("cli.help.check"))
+
+def _check_arguments(p_check: Parser) -> None:
     p_check.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
     p_check.add_argument("--json", action="store_true", help=_h("cli.help.check_json"))
 
-    p_export = sub.add_parser("export", help=_h("cli.help.export"), description=_h("cli.help.export"))
+
+def _export_arguments(p_export: Parser) -> None:
     p_export.add_argument("--out", required=True, metavar="DIR", help=_h("cli.help.export_out"))
     p_export.add_argument("--size", default="100x30", metavar="WxH", help=_h("cli.help.export_size"))
     p_export.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
@@ -109,7 +140,6 @@ def build_parser() -> Parser:
     p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
     p_export.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
     _add_explore(p_export)
-    return parser
 
 
 def ascii_wanted(flag: bool, environ=None, terminal: bool = True) -> bool:
