@@ -137,25 +137,40 @@ GC_PROBE = """
 import atexit, gc, io, sys, contextlib
 # Registered first, so it runs last at exit (atexit is last in, first out).
 atexit.register(lambda: sys.stderr.write(f"at exit: frozen={gc.get_freeze_count() > 0}\\n"))
-from maskattn_tui.cli import main
+from maskattn_tui import cli
+# The TUI and export, as they would start: with the collector on?
+for name in (None, "export"):
+    cli.COMMANDS[name] = lambda args, lang: sys.stderr.write(f"command: gc enabled={gc.isenabled()}\\n") and 0
 sys.argv = ["maskattn-tui", *sys.argv[1:]]
-with contextlib.redirect_stdout(io.StringIO()):
-    status = main(ARGV)
+try:
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = cli.main(ARGV)
+except SystemExit:
+    pass
 sys.stderr.write(f"after main: gc enabled={gc.isenabled()}\\n")
 """
 
 
-@pytest.mark.parametrize("command", ["print", "json", "check"])
-def test_a_batch_run_as_the_program_skips_garbage_collection(command):
+def gc_probe(argv, *args):
+    err = subprocess.run([sys.executable, "-c", GC_PROBE.replace("ARGV", argv), *args],
+                         capture_output=True, text=True, check=True).stderr
+    return [line for line in err.splitlines() if not line.startswith("maskattn-tui: error")]
+
+
+@pytest.mark.parametrize("command", [["print"], ["json"], ["check"], ["--help"], ["print", "--step", "9"]],
+                         ids=["print", "json", "check", "help", "usage-error"])
+def test_a_short_run_as_the_program_skips_garbage_collection(command):
     # main() reading sys.argv (the console script, python -m): no cyclic GC
     # during the run and a frozen heap at exit, which the interpreter then
     # does not walk (a faster exit, same output).
-    r = subprocess.run([sys.executable, "-c", GC_PROBE.replace("ARGV", "None"), command],
-                       capture_output=True, text=True, check=True)
-    assert r.stderr.splitlines() == ["after main: gc enabled=False", "at exit: frozen=True"]
+    assert gc_probe("None", *command) == ["after main: gc enabled=False", "at exit: frozen=True"]
+
+
+@pytest.mark.parametrize("command", [[], ["--step", "2"], ["export", "--out", "x"]], ids=["tui", "tui-step", "export"])
+def test_the_tui_and_export_run_with_garbage_collection(command):
+    assert gc_probe("None", *command) == [
+        "command: gc enabled=True", "after main: gc enabled=True", "at exit: frozen=False"]
 
 
 def test_main_called_with_argv_leaves_garbage_collection_alone():
-    r = subprocess.run([sys.executable, "-c", GC_PROBE.replace("ARGV", "['print', '--step', '2']")],
-                       capture_output=True, text=True, check=True)
-    assert r.stderr.splitlines() == ["after main: gc enabled=True", "at exit: frozen=False"]
+    assert gc_probe("['print', '--step', '2']") == ["after main: gc enabled=True", "at exit: frozen=False"]

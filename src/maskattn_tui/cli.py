@@ -330,28 +330,37 @@ COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_ch
 BATCH_COMMANDS = frozenset({"print", "json", "check"})
 
 
-def _batch_gc() -> None:
-    """For a batch command run as the program: no cyclic garbage collection
-    while it runs, and the heap frozen at exit, so that the interpreter's
-    last collections do not walk every object Rich and the figure made.
-    Together ~9 ms of a ~85 ms `print --all`; the output is the same, and
-    these runs allocate a few MB at most. (Not for the TUI or export, which
-    run for long or draw many frames, nor for main() called with argv by
-    another program or a test, whose process this is not.)"""
+def _pause_gc(pause: bool) -> None:
+    """When main() runs as the program: no cyclic garbage collection while
+    the command line is parsed and a batch command (or --help, --version,
+    a usage error) runs, and the heap frozen at exit, so that the
+    interpreter's last collections do not walk every object that the
+    imports, Rich and the figure made (~9 ms of `print --all`, ~8 ms of
+    --help; the output is the same, and these runs allocate a few MB at
+    most). pause=False undoes it, for the TUI and export, which run long or
+    draw many frames. Not used for main(argv) called by a test or another
+    program, whose process this is not."""
     import atexit
     import gc
 
-    gc.disable()
-    atexit.register(gc.freeze)
+    if pause:
+        gc.disable()
+        atexit.register(gc.freeze)
+    else:
+        atexit.unregister(gc.freeze)
+        gc.enable()
 
 
 def main(argv: list[str] | None = None) -> int:
     lang = _ENV_LANG
+    owns_process = argv is None
+    if owns_process:
+        _pause_gc(True)
     try:
         args = build_parser().parse_args(argv)
         lang = args.lang or _ENV_LANG
-        if argv is None and args.command in BATCH_COMMANDS:
-            _batch_gc()
+        if owns_process and args.command not in BATCH_COMMANDS:
+            _pause_gc(False)
         return COMMANDS[args.command](args, lang)
     except UsageError as exc:
         sys.stderr.write(t("cli.error", lang, message=str(exc)) + t("cli.hint", lang) + "\n")
