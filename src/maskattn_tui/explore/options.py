@@ -73,7 +73,7 @@ class _Option(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     @property
-    def help(self):  # noqa: D401 - argparse reads action.help
+    def help(self):  # argparse reads action.help
         if self._help is None and self._help_of is not None:
             self._help = self._help_of()
         return self._help
