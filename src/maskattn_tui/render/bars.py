@@ -37,14 +37,15 @@ def bar_text(p: float, width: int, palette: Palette, style_name: str = "bar") ->
 
 def _rows_table(
     view: StepView, weights, row: int, lang: str, palette: Palette, width: int, label: str | None,
-    unmasked: bool = False,
+    unmasked: bool = False, reasons: bool = True,
 ):
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)  # key
     table.add_column(no_wrap=True)  # glyph
     table.add_column(no_wrap=True)  # bar
     table.add_column(justify="right", no_wrap=True)  # p
-    table.add_column(no_wrap=True)  # reason
+    if reasons:
+        table.add_column(no_wrap=True)  # reason
     cells = view.table.cells[row]
     for j, pos in enumerate(view.table.key_positions):
         cell = cells[j]
@@ -57,7 +58,7 @@ def _rows_table(
             Text(palette.cell_glyph(cell.value).center(2), style=palette.style(cell.value)),
             bar_text(p, width, palette, "bar" if cell.allowed else "bar.blocked"),
             Text(fmt(p) if weights is not None else "—", style=palette.style("number")),
-            Text(reason, style=palette.style("dim")),
+            *([Text(reason, style=palette.style("dim"))] if reasons else []),
         )
     if label:
         return Group(Text(label, style=palette.style("header")), table)
@@ -65,9 +66,11 @@ def _rows_table(
 
 
 def softmax_bars(
-    view: StepView, row: int, lang: str, palette: Palette, width: int | None = None
+    view: StepView, row: int, lang: str, palette: Palette, width: int | None = None, reasons: bool = True,
 ) -> RenderableType:
-    """The bars for query row `row` of the step."""
+    """The bars for query row `row` of the step. Without `reasons` (a narrow
+    pane), a blocked key is told by its cell's letter alone (F, P), as in
+    the grid and its legend."""
     width = width or DEFAULT_BAR_WIDTH
     row = min(max(0, row), len(view.table.query_positions) - 1)
     result = view.result
@@ -76,10 +79,11 @@ def softmax_bars(
     weights = result.weights[row]
     if view.compare is not None and row == view.compare.row:
         parts.append(_rows_table(view, view.compare.weights_unmasked, row, lang, palette, width,
-                                 palette.t("render.bars_no_mask", lang), unmasked=True))
-        parts.append(_rows_table(view, weights, row, lang, palette, width, palette.t("render.bars_masked", lang)))
+                                 palette.t("render.bars_no_mask", lang), unmasked=True, reasons=reasons))
+        parts.append(_rows_table(view, weights, row, lang, palette, width, palette.t("render.bars_masked", lang),
+                                 reasons=reasons))
     else:
-        parts.append(_rows_table(view, weights, row, lang, palette, width, None))
+        parts.append(_rows_table(view, weights, row, lang, palette, width, None, reasons=reasons))
     if not view.table.row_has_visible_key(row):
         policy = result.policy
         parts.append(Text(

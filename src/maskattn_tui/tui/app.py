@@ -12,10 +12,12 @@ configuration) is derived from them."""
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from textual.app import App, ComposeResult
 from textual.containers import Container
@@ -25,7 +27,6 @@ from textual.timer import Timer
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import ExploreConfig
-from maskattn_tui.explore.scenario_file import load_scenario, save_scenario
 from maskattn_tui.explore.session import ExploreSession, Outcome, Problem, new_session
 from maskattn_tui.explore.view import explore_view
 from maskattn_tui.i18n import t
@@ -41,12 +42,10 @@ from maskattn_tui.tui.bindings import (
     PLAYER_ONLY_IDS,
 )
 from maskattn_tui.tui.commands import FigureCommands
-from maskattn_tui.tui.help import HelpScreen
-from maskattn_tui.tui.scenario_dialogs import ConfirmDialog, PathDialog
 from maskattn_tui.tui.widgets.bars import BarsView
+from maskattn_tui.tui.widgets.base import StateView
 from maskattn_tui.tui.widgets.condition import ConditionLine
 from maskattn_tui.tui.widgets.explain import ExplainView
-from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
 from maskattn_tui.tui.widgets.grid import GridView
 from maskattn_tui.tui.widgets.keybar import KeyBar
 from maskattn_tui.tui.widgets.lab import LabView
@@ -54,12 +53,23 @@ from maskattn_tui.tui.widgets.panes import Pane
 from maskattn_tui.tui.widgets.player import PlayerBar
 from maskattn_tui.tui.widgets.too_small import TooSmall
 
+if TYPE_CHECKING:
+    from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
+
+# Explore mode's panel, the dialogs, the help screen and the scenario files
+# are imported when first used: most runs never open them, and importing
+# their Textual widgets (Input, Select, Button...) costs startup time.
+
 #: Below this the figure is replaced by a notice (80x24 is comfortably above).
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 #: From this width on, the grid may take up to 70% of the figure row.
 ROOMY_WIDTH = 100
 #: From this width on, the explanation moves beside the figure.
 WIDE_WIDTH = 140
+#: The widgets that draw a step, drawn ahead for every step (App._prewarm).
+PREWARMED = ("#grid", "#bars", "#explain-caption", "#condition")
+#: How long after the screen settles (or the language changes) to draw ahead.
+PREWARM_DELAY = 0.05
 #: What `s` offers to save to, and `o` to open, at first.
 DEFAULT_SCENARIO_PATH = "maskattn-scenario.toml"
 #: Player actions that mean nothing with one explored configuration.
@@ -109,6 +119,10 @@ class MaskattnApp(App[None]):
         self.exit_at_end = exit_at_end
         self._timer: Timer | None = None
         self._exit_timer: Timer | None = None
+        self._prewarm_timer: Timer | None = None
+        #: The CLI paused the garbage collector for the start: the app
+        #: resumes it once the first screen is drawn (resume_gc).
+        self.gc_paused = False
         #: The player as it was when explore mode was entered (restored on e).
         self._figure_state = state
         #: The last scenario path saved to or opened (the dialogs' default).
@@ -150,6 +164,7 @@ class MaskattnApp(App[None]):
         self._sync_timer()
         if self.exit_at_end and self.state.at_last and not self.state.playing:
             self._schedule_exit()
+        self.call_after_refresh(self._prewarm_soon, settle=True)
 
     # -- the one place the state changes ------------------------------------
     def apply(self, transition: Callable[[PlayerState], PlayerState]) -> None:
@@ -158,6 +173,32 @@ class MaskattnApp(App[None]):
     def watch_state(self, old: PlayerState | None, new: PlayerState) -> None:
         if old is None or old.playing != new.playing or old.dwell != new.dwell:
             self._sync_timer()
+        if old is not None and old.lang != new.lang:
+            self._prewarm_soon()
+
+    # -- drawing ahead ------------------------------------------------------------
+    def _prewarm_soon(self, settle: bool = False) -> None:
+        """Draw the other steps shortly, once the screen has settled (and
+        with `settle`, then turn the garbage collector back on)."""
+        if self._prewarm_timer is not None:
+            self._prewarm_timer.stop()
+        self._prewarm_timer = self.set_timer(PREWARM_DELAY, lambda: self._prewarm(settle))
+
+    def _prewarm(self, settle: bool = False) -> None:
+        """Draw every step of the figure at the present widths while the app
+        is idle: a step's first drawing (Rich laying out its tables) costs
+        more than the repaint, so the first visit to a step would be slower
+        than the next ones."""
+        self._prewarm_timer = None
+        stack = self.screen_stack
+        if stack and not self.explore.active and stack[-1] is stack[0]:
+            # (Explore mode has one configuration: nothing else to draw.)
+            states = [self.state.goto(k) for k in range(1, self.state.steps + 1)]
+            for widget_id in PREWARMED:
+                self.query_one(widget_id, StateView).prewarm(states)
+        if settle and self.gc_paused:
+            self.gc_paused = False
+            resume_gc()
 
     # -- explore mode: the other place, through explore.session ----------------
     def _explore_frame(self, config: ExploreConfig, state: PlayerState) -> tuple[tuple[StepView, ...], PlayerState]:
@@ -200,6 +241,8 @@ class MaskattnApp(App[None]):
             self.apply(PlayerState.toggle_play)
 
     def _explore_panel(self) -> ExplorePanel:
+        from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
+
         return ExplorePanel(self.glyphs, id="controls").data_bind(
             state=MaskattnApp.state, session=MaskattnApp.explore, problem=MaskattnApp.explore_problem)
 
@@ -298,6 +341,8 @@ class MaskattnApp(App[None]):
         self.zoomed = not self.zoomed
 
     def action_help(self) -> None:
+        from maskattn_tui.tui.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             palette_key = self.COMMAND_PALETTE_BINDING.replace("ctrl+", "^")
             self.push_screen(HelpScreen(self.state.lang, palette_key, ascii=self.glyphs is ASCII))
@@ -343,11 +388,16 @@ class MaskattnApp(App[None]):
             self.apply_explore(lambda s: s.set_lens(bool(value)))
 
     def action_save_scenario(self) -> None:
+        from maskattn_tui.tui.scenario_dialogs import PathDialog
+
         config, lang = self.explore.config, self.state.lang
         self.push_screen(PathDialog("save", lang, self.scenario_path, ascii=self.glyphs is ASCII),
                          lambda path: self._save(config, path))
 
     def _save(self, config: ExploreConfig, path: str | None, overwrite: bool = False) -> None:
+        from maskattn_tui.explore.scenario_file import save_scenario
+        from maskattn_tui.tui.scenario_dialogs import ConfirmDialog
+
         lang = self.state.lang
         if not path:
             return
@@ -369,10 +419,14 @@ class MaskattnApp(App[None]):
         self.notify(t("tui.x.save.kept", self.state.lang, file=path), markup=False)
 
     def action_open_scenario(self) -> None:
+        from maskattn_tui.tui.scenario_dialogs import PathDialog
+
         lang = self.state.lang
         self.push_screen(PathDialog("open", lang, self.scenario_path, ascii=self.glyphs is ASCII), self._open)
 
     def _open(self, path: str | None) -> None:
+        from maskattn_tui.explore.scenario_file import load_scenario
+
         lang = self.state.lang
         if not path:
             return
@@ -388,6 +442,17 @@ class MaskattnApp(App[None]):
         self.scenario_path = path
         self.apply_explore(lambda s: s.load(config))
         self.notify(t("tui.x.open.done", lang, file=path), markup=False)
+
+
+def resume_gc() -> None:
+    """After a start with the garbage collector paused (the CLI pauses it
+    before importing the app: the imports, the app and its first drawing
+    make objects that live as long as the app, and collecting among them
+    cost about 28 ms of a 0.29 s start, measured with benchmarks/run.py):
+    keep what has been made so far out of later collections (gc.freeze),
+    then collect as usual."""
+    gc.freeze()
+    gc.enable()
 
 
 def make_app(

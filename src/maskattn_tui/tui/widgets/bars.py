@@ -1,50 +1,75 @@
 """The softmax bar panel widget: render.bars.softmax_bars for the bound
-state, bars sized to the room the panel has."""
+state, the bars as long as the widget's own width allows."""
 
 from __future__ import annotations
 
-from rich.console import RenderableType
+from collections.abc import Callable
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
 
 from maskattn_tui.render.bars import softmax_bars
+from maskattn_tui.render.palette import Palette
+from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import FigureView, natural_width
 
 BAR_MIN, BAR_MAX = 4, 40
 
 
 class BarsView(FigureView):
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._widths: dict[tuple, int] = {}
+    """Sized from its own width (which the layout gives it), never from
+    its neighbours': one layout pass settles it when the grid beside it
+    grows or shrinks."""
 
-    def watch_views(self) -> None:
-        self._widths.clear()  # keyed by the view's id: forget the old ones
+    def _measure(self, state: PlayerState) -> tuple[int, int]:
+        """The rows' width with the shortest bars: without the reasons
+        (the least the bars need) and with them, measured once per state."""
+        view = self.view_of(state)
+        key = (id(view), state, self.glyphs)
+        cache = self.__dict__.setdefault("_natural_widths", {})
+        if key not in cache:
+            console, palette = self.app.console, self.palette()
+            cache[key] = tuple(
+                natural_width(console, console.options,
+                              softmax_bars(view, state.row, state.lang, palette, width=BAR_MIN, reasons=reasons))
+                for reasons in (False, True))
+        return cache[key]
 
-    def bars(self, width: int) -> RenderableType:
-        state = self.state
-        assert state is not None
-        return softmax_bars(self.view, state.row, state.lang, self.palette(), width=width)
+    def natural_of(self, state: PlayerState) -> int:
+        return self._measure(state)[0]
 
-    def bar_width(self, room: int) -> int:
-        """The longest bars whose rows still fit in `room` cells."""
-        key = (id(self.view), self.state, room)
-        if key not in self._widths:
-            # Every bar is exactly `width` cells in a no-wrap column, so the
-            # rows grow one cell per cell of bar: one measurement at the
-            # shortest bar says how long they can be.
-            console = self.app.console
-            spare = room - natural_width(console, console.options, self.bars(BAR_MIN))
-            self._widths[key] = max(BAR_MIN, min(BAR_MAX, BAR_MIN + spare))
-        return self._widths[key]
+    def render_state(self, state: PlayerState) -> RenderableType:
+        view = self.view_of(state)
+        bare, whole = self._measure(state)
 
-    def room(self) -> int:
-        """The pane's width: the bars are sized to it."""
-        return self.parent.content_size.width if self.parent is not None else self.content_size.width
+        def draw(palette: Palette) -> RenderableType:
+            return FitBars(lambda width, reasons: softmax_bars(view, state.row, state.lang, palette,
+                                                               width=width, reasons=reasons), bare, whole)
 
-    def width_key(self) -> object:
-        return self.room()
+        return self.drawn(view, draw, state.row, state.lang)
 
-    def render(self) -> RenderableType:
-        if self.state is None:
-            return ""
-        width = self.bar_width(self.room())
-        return self.drawn(lambda palette: self.bars(width), self.state.row, self.state.lang, width)
+
+class FitBars:
+    """The bars, as long as the width they are drawn at allows, with the
+    reasons for blocked keys when they fit whole: decided while drawing
+    (not from the widget's present size), so that measuring a height at a
+    new width during layout draws what the paint will."""
+
+    def __init__(self, make: Callable[[int, bool], RenderableType], bare: int, whole: int) -> None:
+        #: `bare`, `whole`: the rows' width with the shortest bars, without
+        #: and with the reasons.
+        self.make, self.bare, self.whole = make, bare, whole
+
+    def layout(self, room: int) -> tuple[int, bool]:
+        """The bars' length and whether the reasons are shown, in `room`
+        cells: every bar is exactly its length in a no-wrap column, so the
+        rows grow one cell per cell of bar."""
+        reasons = room >= self.whole
+        need = self.whole if reasons else self.bare
+        return max(BAR_MIN, min(BAR_MAX, BAR_MIN + room - need)), reasons
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.make(*self.layout(options.max_width))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(self.bare, self.whole)

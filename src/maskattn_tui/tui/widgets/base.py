@@ -33,25 +33,26 @@ def component_class(meaning: str) -> str:
 UNBOUNDED = 10_000
 
 
-def natural_width(console: Console, options: ConsoleOptions, renderable: RenderableType) -> int:
+def natural_width(console: Console, options: ConsoleOptions, renderable: RenderableType,
+                  least: bool = False) -> int:
     """The width a figure needs so that nothing is squeezed: tables at their
     full width; text (it wraps) and column flows (they stack) add nothing
-    beyond their widest part."""
+    beyond their widest part. With `least`, the width below which a table
+    must be cut (its wrapping columns wrapped, the others whole)."""
     if isinstance(renderable, Drawn):
-        return natural_width(console, options, renderable.renderable)
+        return natural_width(console, options, renderable.renderable, least)
     if isinstance(renderable, (Text, Paragraph, Flow)):
         return 0
-    if isinstance(renderable, Group):
-        return max((natural_width(console, options, r) for r in renderable.renderables), default=0)
-    if isinstance(renderable, Columns):
-        return max((natural_width(console, options, r) for r in renderable.renderables), default=0)
+    if isinstance(renderable, (Group, Columns)):
+        return max((natural_width(console, options, r, least) for r in renderable.renderables), default=0)
     if isinstance(renderable, str):
         return 0
-    return Measurement.get(console, options.update_width(UNBOUNDED), renderable).maximum
+    measured = Measurement.get(console, options.update_width(UNBOUNDED), renderable)
+    return measured.minimum if least else measured.maximum
 
 
 #: How many (state, width) drawings a figure widget keeps.
-DRAWN_MAX = 64
+DRAWN_MAX = 256
 
 
 class Drawn:
@@ -61,10 +62,19 @@ class Drawn:
     re-wrapping text each time. `key` must name everything the drawing
     depends on besides the width."""
 
-    def __init__(self, renderable: RenderableType, key: object, store: dict) -> None:
-        self.renderable = renderable
+    def __init__(self, draw: Callable[[], RenderableType], key: object, store: dict) -> None:
+        # Built only when it must be drawn or measured: on a repaint the
+        # stored lines are all that is needed.
+        self._draw = draw
         self.key = key
         self.store = store
+
+    @property
+    def renderable(self) -> RenderableType:
+        built = self.__dict__.get("_renderable")
+        if built is None:
+            built = self._renderable = self._draw()
+        return built
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         key = (self.key, options.max_width)  # the figures do not depend on a height
@@ -78,24 +88,24 @@ class Drawn:
             yield from line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement.get(console, options, self.renderable)
-
-    def __getattr__(self, name: str) -> object:
-        # Otherwise it reads as what it draws (e.g. a Group's renderables).
-        if name == "renderable":
-            raise AttributeError(name)
-        return getattr(self.renderable, name)
+        # Textual measures what it paints: kept too, so a repaint builds nothing.
+        key = (self.key, "measure", options.max_width)
+        measured = self.store.get(key)
+        if measured is None:
+            measured = self.store[key] = Measurement.get(console, options, self.renderable)
+        return measured
 
 
 class StateView(Widget):
     """A widget that shows the app's PlayerState (bound, read-only).
 
-    A new state redraws only what changed: when the widget's size stays
-    the same (`layout_key`), only its lines that differ from the ones on
-    screen are repainted, with no layout pass; otherwise the widget asks
-    for a layout pass and a full repaint. Textual itself would repaint the
-    widget's whole region (it does not compare with what the terminal
-    shows), and lay the screen out again for every `layout=True` change."""
+    Its frame never shrinks while stepping: the widget keeps the largest
+    size any shown state needed (at this width, in this language, for
+    these views), so a step whose content fits in the frame redraws only
+    its lines that changed, with no layout pass; only a state that needs
+    more room grows the frame (one layout pass). Textual itself would
+    repaint the widget's whole region and lay the screen out again for
+    every change of size, moving everything below it."""
 
     state: reactive[PlayerState | None] = reactive(None, repaint=False)
     #: The steps: the F12 five, or one explored configuration (bound too).
@@ -105,29 +115,73 @@ class StateView(Widget):
         super().__init__(**kwargs)
         self.set_reactive(StateView.views, tuple(views))
         self.glyphs = glyphs
-        #: The layout key and the lines last drawn (None: unknown).
-        self._shown: tuple[object, list[list[Segment]] | None] = (None, None)
+        #: The lines last drawn (None: unknown, the next change repaints all).
+        self._shown: list[list[Segment]] | None = None
+        #: The frame: the views and language it holds for, the widest
+        #: natural width and, per content width, the tallest height seen.
+        self._frame: tuple[tuple, str, dict] | None = None
+
+    def frame(self) -> dict:
+        """The frame for the present views and language (a new one when
+        either changed)."""
+        held = (self.state.lang if self.state is not None else "", self.frame_extra())
+        if self._frame is None or self._frame[0] is not self.views or self._frame[1] != held:
+            self._frame = (self.views, held, {"natural": 0, "heights": {}})
+        return self._frame[2]
+
+    def frame_extra(self) -> object:
+        """Anything else whose change starts a new frame."""
+        return None
+
+    def lines_at(self, width: int, state: PlayerState | None = None) -> list[list[Segment]]:
+        """The lines of the present state (or of `state`) at `width`."""
+        console = self.app.console
+        renderable = self.render() if state is None else self.render_state(state)
+        return console.render_lines(renderable, console.options.update(width=width, height=None), pad=False)
+
+    def render(self) -> RenderableType:
+        return "" if self.state is None else self.render_state(self.state)
+
+    def render_state(self, state: PlayerState) -> RenderableType:
+        """What the widget shows for `state` (the widgets that draw a step
+        define it; it reads nothing else of the widget's state). Others
+        (containers, bars of one line) draw as Textual's widgets do."""
+        return super().render()
+
+    def prewarm(self, states: Sequence[PlayerState]) -> None:
+        """Draw `states` at the present width now, while the app is idle, so
+        that stepping to them later repaints from stored drawings."""
+        width = self.content_size.width
+        if width > 0 and self.views:
+            for state in states:
+                self.lines_at(width, state)
 
     def drawn_lines(self) -> list[list[Segment]] | None:
-        """The content's lines at the present width (None before the
-        widget has a size)."""
+        """The content's lines at the present content width (None before
+        the widget has a size)."""
         if self.state is None or not self.views or not self.is_mounted:
             return None
-        width = self._size.width
+        width = self.content_size.width
         if width <= 0:
             return None
-        console = self.app.console
-        options = console.options.update(width=width, height=None)
-        return console.render_lines(self.render(), options, pad=False)
+        return self.lines_at(width)
 
-    def layout_key(self, lines: list[list[Segment]]) -> object:
-        """What the widget's size depends on; by default the width and the
-        number of lines (the condition line wraps)."""
-        return (self._size.width, len(lines))
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The tallest content shown at this width so far (the frame)."""
+        if self.state is None or not self.views or width <= 0 or self.is_container:
+            return super().get_content_height(container, viewport, width)
+        heights = self.frame()["heights"]
+        heights[width] = max(heights.get(width, 0), len(self.lines_at(width)))
+        return heights[width]
+
+    def fits(self, lines: list[list[Segment]]) -> bool:
+        """Whether `lines` fit in the present frame (no layout pass needed)."""
+        height = self.frame()["heights"].get(self.content_size.width)
+        return height is not None and len(lines) <= height
 
     def forget_shown(self) -> None:
         """Something else repainted the widget: the next change repaints it all."""
-        self._shown = (None, None)
+        self._shown = None
 
     def _update(self) -> None:
         lines = self.drawn_lines()
@@ -135,23 +189,25 @@ class StateView(Widget):
             self.forget_shown()
             self.refresh(layout=True)
             return
-        key = self.layout_key(lines)
-        old_key, old_lines = self._shown
-        self._shown = (key, lines)
-        if old_lines is None or key != old_key:
-            self.refresh(layout=True)
-        elif len(old_lines) != len(lines):
+        old, self._shown = self._shown, lines
+        if not self.fits(lines):
+            self.refresh(layout=True)  # the frame grows: a layout pass, a full repaint
+        elif old is None:
             self.refresh()
         else:
-            width = self._size.width
-            changed = [Region(0, y, width, 1) for y, (old, new) in enumerate(zip(old_lines, lines)) if old != new]
+            # Lines past the end of the shorter drawing are blank on screen.
+            width, blank = self.size.width, []
+            changed = [
+                Region(0, y, width, 1)
+                for y in range(max(len(old), len(lines)))
+                if (old[y] if y < len(old) else blank) != (lines[y] if y < len(lines) else blank)
+            ]
             if changed:
                 self.refresh(*changed)
 
     def on_resize(self) -> None:
         # Laid out and repainted at a new size: what is on screen now.
-        lines = self.drawn_lines()
-        self._shown = (None, None) if lines is None else (self.layout_key(lines), lines)
+        self._shown = self.drawn_lines()
 
     def _watch_state(self) -> None:
         self._update()
@@ -165,9 +221,12 @@ class StateView(Widget):
     @property
     def view(self) -> StepView:
         assert self.state is not None
+        return self.view_of(self.state)
+
+    def view_of(self, state: PlayerState) -> StepView:
         # The app replaces views and state together; between the two
         # assignments a step number may briefly exceed the new views.
-        return self.views[min(self.state.step, len(self.views)) - 1]
+        return self.views[min(state.step, len(self.views)) - 1]
 
     def tr(self, text: str) -> str:
         """`text` as the glyph set can show it (ASCII spellings in ASCII mode)."""
@@ -204,41 +263,69 @@ class FigureView(StateView):
     }
     """
 
-    def drawn(self, draw: Callable[[Palette], RenderableType], *key: object) -> Drawn:
-        """`draw(palette)`, drawn once per width for this view, `key` (what
+    def drawn(self, view: StepView, draw: Callable[[Palette], RenderableType], *key: object) -> Drawn:
+        """`draw(palette)`, drawn once per width for `view`, `key` (what
         else it depends on), glyphs and component styles (so the theme)."""
         palette = self.palette()
-        full_key = (id(self.view), key, self.glyphs, tuple(palette.styles.items()))
-        return Drawn(draw(palette), full_key, self.__dict__.setdefault("_drawings", {}))
+        full_key = (id(view), key, self.glyphs, tuple(palette.styles.items()))
+        return Drawn(lambda: draw(palette), full_key, self.__dict__.setdefault("_drawings", {}))
 
     def palette(self) -> Palette:
-        styles: dict[str, Style] = {
-            m: self.get_component_rich_style(component_class(m), partial=True) for m in MEANINGS
-        }
-        return Palette(styles=styles, glyphs=self.glyphs)
+        """The styles of the meanings, read once per theme: Textual clears
+        its own style cache on every refresh, so reading 17 component
+        styles per step cost about a third of a step's time."""
+        theme = self.app.theme
+        cached = self.__dict__.get("_palette")
+        if cached is None or cached[0] != theme:
+            styles: dict[str, Style] = {
+                m: self.get_component_rich_style(component_class(m), partial=True) for m in MEANINGS
+            }
+            cached = self._palette = (theme, Palette(styles=styles, glyphs=self.glyphs))
+        return cached[1]
+
+    def notify_style_update(self) -> None:
+        self.__dict__.pop("_palette", None)  # the CSS was applied again
+        super().notify_style_update()
 
     def natural(self) -> int:
-        """The width the figure's tables need (0 for text), measured once
-        per state."""
-        key = (id(self.view), self.state, self.glyphs, self.width_key())
+        assert self.state is not None
+        return self.natural_of(self.state)
+
+    def natural_of(self, state: PlayerState) -> int:
+        """The width the figure's tables need for `state` (0 for text),
+        measured once per state."""
+        key = (id(self.view_of(state)), state, self.glyphs, self.width_key())
         cache = self.__dict__.setdefault("_natural_widths", {})
         if key not in cache:
             console = self.app.console
-            cache[key] = natural_width(console, console.options, self.render())
+            cache[key] = natural_width(console, console.options, self.render_state(state))
         return cache[key]
 
-    def layout_key(self, lines: list[list[Segment]]) -> object:
-        """The figure's size: the width its tables need and its height at
-        the present width. Equal sizes (steps 1-3 draw equal grids, the
-        caption keeps one height) mean a repaint, not a layout pass."""
-        return (self.natural(), super().layout_key(lines))
+    def fits(self, lines: list[list[Segment]]) -> bool:
+        return self.natural() <= self.frame()["natural"] and super().fits(lines)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         """At least the container's width (text wraps to it); wider when a
         table needs more, so that the pane scrolls sideways instead of the
-        table being squeezed."""
+        table being squeezed. As wide as the widest step from the start
+        (measuring is cheap; drawing is not), so that stepping never moves
+        the panes sideways."""
         if self.state is None or not self.views:
             return container.width
+        frame = self.frame()
+        if not frame.get("measured"):
+            state = self.state
+            every = [state.goto(k) for k in range(1, state.steps + 1)] if len(self.views) > 1 else []
+            frame["natural"] = max([frame["natural"], *(self.natural_of(s) for s in every)])
+            frame["measured"] = True
+        frame["natural"] = max(frame["natural"], self.natural())
+        if container.width == 0:
+            # Textual measuring an auto-width pane (it lays the children out
+            # in no width): the frame's width, so the pane is sized alike
+            # for every step.
+            return min(frame["natural"], UNBOUNDED)
+        # Laid out in the pane: a step that fits fills it; only a step wider
+        # than the pane overflows it (and the pane scrolls sideways).
         return max(container.width, min(self.natural(), UNBOUNDED))
 
     def width_key(self) -> object:

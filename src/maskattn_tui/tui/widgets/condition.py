@@ -6,6 +6,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from maskattn_tui.i18n import t
+from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import StateView
 
 
@@ -21,12 +22,9 @@ class ConditionLine(StateView):
     }
     """
 
-    def render(self) -> RenderableType:
-        state = self.state
-        if state is None:
-            return ""
+    def render_state(self, state: PlayerState) -> RenderableType:
         text = Text()
         text.append(self.tr(t("tui.condition", state.lang)),
                     style=self.get_component_rich_style("condition--label", partial=True))
-        text.append(self.tr(self.view.text("condition", state.lang)))
+        text.append(self.tr(self.view_of(state).text("condition", state.lang)))
         return text

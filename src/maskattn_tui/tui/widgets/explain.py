@@ -11,12 +11,12 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widget import Widget
 
 from maskattn_tui.render.explain import caption, sections
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.scenario import Figure
+from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import Drawn, FigureView, StateView
 
 
@@ -45,11 +45,9 @@ class Tallest:
 class CaptionView(FigureView):
     """The step's title and caption."""
 
-    def render(self) -> RenderableType:
-        state = self.state
-        if state is None:
-            return ""
-        index = min(state.step, len(self.views)) - 1  # as StateView.view
+    def render_state(self, state: PlayerState) -> RenderableType:
+        view = self.view_of(state)
+        index = min(state.step, len(self.views)) - 1  # as view_of
         lang = state.lang
 
         def draw(palette: Palette) -> RenderableType:
@@ -57,7 +55,7 @@ class CaptionView(FigureView):
             key = (tuple(id(view) for view in self.views), lang, self.glyphs, tuple(palette.styles.items()))
             return Tallest(every[index], every, self.__dict__.setdefault("_heights", {}), key)
 
-        return self.drawn(draw, lang)
+        return self.drawn(view, draw, lang)
 
 
 class SectionsView(FigureView):
@@ -67,13 +65,7 @@ class SectionsView(FigureView):
         super().__init__(*args, **kwargs)
         self.figure = figure
 
-    def layout_key(self, lines) -> object:
-        return self.state.lang
-
-    def render(self) -> RenderableType:
-        state = self.state
-        if state is None:
-            return ""
+    def render_state(self, state: PlayerState) -> RenderableType:
         lang = state.lang
 
         def draw(palette: Palette) -> RenderableType:
@@ -84,7 +76,7 @@ class SectionsView(FigureView):
         # Keyed by the language alone (not the step): drawn once per width.
         palette = self.palette()
         key = ("sections", lang, self.glyphs, tuple(palette.styles.items()))
-        return Drawn(draw(palette), key, self.__dict__.setdefault("_drawings", {}))
+        return Drawn(lambda: draw(palette), key, self.__dict__.setdefault("_drawings", {}))
 
 
 class ExplainView(StateView):
@@ -105,8 +97,8 @@ class ExplainView(StateView):
     def drawn_lines(self):
         return []  # nothing of its own: the children draw and lay themselves out
 
-    def layout_key(self, lines) -> object:
-        return None
+    def fits(self, lines) -> bool:
+        return True
 
     def compose(self) -> ComposeResult:
         bound = {"state": ExplainView.state, "views": ExplainView.views}

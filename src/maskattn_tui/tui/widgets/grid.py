@@ -8,6 +8,7 @@ from textual import events
 from textual.message import Message
 
 from maskattn_tui.render.grid import ROW_META, mask_grid
+from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import FigureView
 
 
@@ -19,12 +20,9 @@ class GridView(FigureView):
             super().__init__()
             self.row = row
 
-    def render(self) -> RenderableType:
-        state = self.state
-        if state is None:
-            return ""
-        view = self.view
-        return self.drawn(lambda palette: mask_grid(view, state.row, state.lang, palette), state.row, state.lang)
+    def render_state(self, state: PlayerState) -> RenderableType:
+        view = self.view_of(state)
+        return self.drawn(view, lambda palette: mask_grid(view, state.row, state.lang, palette), state.row, state.lang)
 
     def row_at(self, y: int) -> int | None:
         """Which query row is drawn on content line y (None: not a row):

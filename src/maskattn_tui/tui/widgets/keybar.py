@@ -37,8 +37,8 @@ class KeyBar(StateView):
         """Explore mode: the shown step is an explored configuration."""
         return bool(self.views) and self.view.spec.kind == "explore"
 
-    def layout_key(self, lines) -> object:
-        return None  # one line, whatever the state: repaint only
+    def fits(self, lines) -> bool:
+        return True  # one line, whatever the state: repaint only
 
     def render(self) -> RenderableType:
         if self.state is None:

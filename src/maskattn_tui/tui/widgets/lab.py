@@ -29,9 +29,12 @@ class LabView(FigureView):
     def width_key(self) -> object:
         return self.session
 
-    def layout_key(self, lines) -> object:
+    def frame_extra(self) -> object:
+        return self.session  # switching an experiment on or off starts a new frame
+
+    def fits(self, lines) -> bool:
         # Hidden unless something is switched on: then nothing to lay out.
-        return super().layout_key(lines) if self.showing else None
+        return super().fits(lines) if self.showing else True
 
     def _update(self) -> None:
         if self.showing:

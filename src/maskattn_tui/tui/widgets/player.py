@@ -62,8 +62,8 @@ class PlayerBar(StateView):
         text.append("  " + t("tui.dwell", lang, seconds=dwell_text(state.dwell)) + " ")
         return text
 
-    def layout_key(self, lines) -> object:
-        return None  # one line, whatever the state: repaint only
+    def fits(self, lines) -> bool:
+        return True  # one line, whatever the state: repaint only
 
     def render(self) -> RenderableType:
         if self.state is None:
