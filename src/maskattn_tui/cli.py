@@ -321,6 +321,7 @@ def cmd_tui(args, lang: str) -> int:
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
                    explore=config, experiments=experiments, lens=lens)
+    app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0
 
@@ -337,9 +338,10 @@ def _pause_gc(pause: bool) -> None:
     interpreter's last collections do not walk every object that the
     imports, Rich and the figure made (~9 ms of `print --all`, ~8 ms of
     --help; the output is the same, and these runs allocate a few MB at
-    most). pause=False undoes it, for the TUI and export, which run long or
-    draw many frames. Not used for main(argv) called by a test or another
-    program, whose process this is not."""
+    most). pause=False undoes it, for export, which draws many frames. The
+    TUI keeps it paused for its start and resumes it itself once its
+    first screen is drawn (tui.app.resume_gc). Not used for main(argv)
+    called by a test or another program, whose process this is not."""
     import atexit
     import gc
 
@@ -359,7 +361,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         lang = args.lang or _ENV_LANG
-        if owns_process and args.command not in BATCH_COMMANDS:
+        if owns_process and args.command is None:
+            args.gc_paused = True  # the app resumes it once its first screen is drawn
+        elif owns_process and args.command not in BATCH_COMMANDS:
             _pause_gc(False)
         return COMMANDS[args.command](args, lang)
     except UsageError as exc:
