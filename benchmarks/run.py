@@ -105,6 +105,7 @@ def measure_app(argv: list[str], cols: int, rows: int, quiet: float, keys: int) 
         "step_bytes": statistics.median(key_bytes),
         "step_max_bytes": max(key_bytes),
         "maxrss_mib": usage.ru_maxrss / 1024,  # KiB on Linux
+        "per_key": list(zip(key_times, key_bytes)),
         "exit": os.waitstatus_to_exitcode(status),
     }
 
@@ -173,6 +174,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{summary['print_all_s']:.3f} | {summary['print_all_s'] / floor:.2f}x | |")
     print(f"bytes per step / full paint: {a['step_bytes'] / a['full_paint_bytes']:.1%}; "
           f"exit codes {summary['exit_codes']}")
+    print()
+    print("| maskattn-tui, key | settled after (ms), median | slowest (ms) | bytes, median |")
+    print("|---|---:|---:|---:|")
+    for k in range(args.keys):
+        times = [r["per_key"][k][0] for r in results["maskattn-tui"]]
+        sizes = [r["per_key"][k][1] for r in results["maskattn-tui"]]
+        print(f"| → {k + 1} to {k + 2} | {statistics.median(times) * 1000:.1f} | {max(times) * 1000:.1f} | "
+              f"{statistics.median(sizes):,.0f} |")
     return 0
 
 
