@@ -56,10 +56,10 @@ DRAWN_MAX = 256
 
 
 class Drawn:
-    """A renderable drawn once per width: its lines are kept in `store`
-    under (key, width), so Textual's measuring, its second layout pass
-    and the paint reuse one drawing instead of laying out Rich tables and
-    re-wrapping text each time. `key` must name everything the drawing
+    """A renderable drawn once per width: its lines (and its measure) are
+    kept in `store` under (key, width), so Textual's measuring, its layout
+    passes, the paint and the drawing ahead share one drawing instead of
+    laying out Rich tables and re-wrapping text each time. `key` must name everything the drawing
     depends on besides the width."""
 
     def __init__(self, draw: Callable[[], RenderableType], key: object, store: dict) -> None:
@@ -117,9 +117,10 @@ class StateView(Widget):
         self.glyphs = glyphs
         #: The lines last drawn (None: unknown, the next change repaints all).
         self._shown: list[list[Segment]] | None = None
-        #: The frame: the views and language it holds for, the widest
-        #: natural width and, per content width, the tallest height seen.
-        self._frame: tuple[tuple, str, dict] | None = None
+        #: The frame: the views it holds for, the language (and frame_extra),
+        #: and the widest natural width and, per content width, the tallest
+        #: height seen.
+        self._frame: tuple[tuple, tuple, dict] | None = None
 
     def frame(self) -> dict:
         """The frame for the present views and language (a new one when
