@@ -46,9 +46,12 @@ async def test_panes_keep_their_width_at_every_step(size):
         assert len(widths) == 1, widths
 
 
-async def test_the_frame_never_shrinks_so_revisits_lay_nothing_out(monkeypatch):
+@pytest.mark.parametrize("size", [(120, 36)])
+async def test_the_frame_never_shrinks_so_revisits_lay_nothing_out(monkeypatch, size):
+    """Where the tallest step fits its panes. (Where it does not, a step
+    that fits again shrinks the widget to its pane: the next test.)"""
     app = make_app(lang="en")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause(SETTLE)
         for _ in range(4):  # 1 -> 5: steps 4 and 5 need a taller figure once
             await pilot.press("right")
@@ -60,6 +63,27 @@ async def test_the_frame_never_shrinks_so_revisits_lay_nothing_out(monkeypatch):
             await pilot.pause()
             assert app.query_one("#explain-pane").region == explain  # nothing below the figure moved
         assert passes[0] == 0
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
+async def test_a_short_step_after_a_tall_one_keeps_the_room_not_a_scrollbar(size):
+    """Where steps 4-5 overflow the grid pane (it scrolls), going back to a
+    step that fits leaves the pane as tall as it was (nothing below moves)
+    and without a scrollbar over blank lines."""
+    app = make_app(lang="en")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        pane = app.query_one("#grid-pane")
+        assert pane.show_vertical_scrollbar  # step 5 does not fit: it scrolls
+        explain = app.query_one("#explain-pane").region
+        for key in ["home", "right", "right"]:
+            await pilot.press(key)
+            await pilot.pause()
+            assert not pane.show_vertical_scrollbar, app.state.step
+            assert pane.max_scroll_y == 0, app.state.step
+            assert app.query_one("#explain-pane").region == explain, app.state.step
 
 
 async def test_steps_of_one_size_repaint_without_a_layout_pass(monkeypatch):

@@ -11,6 +11,7 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.containers import ScrollableContainer
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -118,8 +119,8 @@ class StateView(Widget):
         #: The lines last drawn (None: unknown, the next change repaints all).
         self._shown: list[list[Segment]] | None = None
         #: The frame: the views it holds for, the language (and frame_extra),
-        #: and the widest natural width and, per content width, the tallest
-        #: height seen.
+        #: and the widest natural width and, per container width, the
+        #: tallest height seen.
         self._frame: tuple[tuple, tuple, dict] | None = None
 
     def frame(self) -> dict:
@@ -168,17 +169,39 @@ class StateView(Widget):
         return self.lines_at(width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """The tallest content shown at this width so far (the frame)."""
+        """The tallest content shown at this width so far (the frame), but
+        no taller than the room the container shows when the present
+        content fits in it: a short step after a tall one keeps the room,
+        not a scrollbar over blank lines."""
         if self.state is None or not self.views or width <= 0 or self.is_container:
             return super().get_content_height(container, viewport, width)
-        heights = self.frame()["heights"]
-        heights[width] = max(heights.get(width, 0), len(self.lines_at(width)))
-        return heights[width]
+        # Kept per width of the container (the pane), not of the widget: a
+        # step wider than its pane is drawn at its own width and must still
+        # hold the frame. (Textual measures with an empty container too.)
+        heights, key = self.frame()["heights"], container.width or -width
+        now = len(self.lines_at(width))
+        heights[key] = max(heights.get(key, 0), now)
+        if 0 < container.height and now <= container.height:
+            return min(heights[key], container.height)
+        return heights[key]
 
     def fits(self, lines: list[list[Segment]]) -> bool:
-        """Whether `lines` fit in the present frame (no layout pass needed)."""
-        height = self.frame()["heights"].get(self.content_size.width)
-        return height is not None and len(lines) <= height
+        """Whether `lines` can be shown at the present size (no layout pass
+        needed): they fit, and the widget does not overflow a scrolling
+        pane that `lines` alone would not (then it shrinks to the pane)."""
+        present = self.content_size.height
+        if len(lines) > present:
+            return False
+        shown = self.pane_height()
+        return shown is None or present <= shown or len(lines) > shown
+
+    def pane_height(self) -> int | None:
+        """How many lines the scrolling pane around the widget shows (None:
+        not in one)."""
+        parent = self.parent
+        if isinstance(parent, ScrollableContainer):
+            return parent.scrollable_content_region.height
+        return None
 
     def forget_shown(self) -> None:
         """Something else repainted the widget: the next change repaints it all."""

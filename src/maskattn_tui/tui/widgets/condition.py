@@ -10,17 +10,25 @@ from maskattn_tui.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import StateView
 
 
+#: The most lines the condition takes (a longer one is cut).
+MAX_LINES = 3
+
+
 class ConditionLine(StateView):
     COMPONENT_CLASSES = {"condition--label"}
-    DEFAULT_CSS = """
-    ConditionLine {
+    DEFAULT_CSS = f"""
+    ConditionLine {{
         height: auto;
-        max-height: 3;
+        max-height: {MAX_LINES};
         padding: 0 1;
         background: $boost;
-        & > .condition--label { text-style: bold; color: $accent; }
-    }
+        & > .condition--label {{ text-style: bold; color: $accent; }}
+    }}
     """
+
+    def fits(self, lines) -> bool:
+        # Lines past MAX_LINES are cut whatever the layout: no pass for them.
+        return min(len(lines), MAX_LINES) <= self.content_size.height
 
     def render_state(self, state: PlayerState) -> RenderableType:
         text = Text()
