@@ -183,3 +183,68 @@ def test_export_runs_with_garbage_collection():
 
 def test_main_called_with_argv_leaves_garbage_collection_alone():
     assert gc_probe("['print', '--step', '2']") == ["after main: gc enabled=True", "at exit: frozen=False"]
+
+
+# argparse's own messages ("unrecognized arguments", "invalid choice"...),
+# produced by argparse itself, not written out here.
+ARGPARSE_MISUSE = [["--bogus"], ["frob"], ["export"], ["print", "--width"], ["check", "--bogus"],
+                   ["print", "--step"], ["--ste", "2", "--st"]]
+ARGPARSE_ENGLISH = ("argument ", "unrecognized", "expected", "invalid choice", "required", "choose from",
+                    "ambiguous", "not allowed")
+
+
+@pytest.mark.parametrize("argv", MISUSE + ARGPARSE_MISUSE, ids=[" ".join(a) for a in MISUSE + ARGPARSE_MISUSE])
+def test_misuse_in_chinese_has_no_argparse_english(argv):
+    r = run(*argv, env={"LC_ALL": "zh_CN.UTF-8"})
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("maskattn-tui：错误："), r.stderr
+    assert not any(phrase in r.stderr for phrase in ARGPARSE_ENGLISH), r.stderr
+
+
+def argparse_errors() -> list[str]:
+    """Real argparse messages from a throwaway parser (this Python's argparse)."""
+    import argparse
+
+    class Raising(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    parser = Raising(prog="x")
+    parser.add_argument("--count", type=int)
+    parser.add_argument("--mode", choices=["a", "b"])
+    parser.add_argument("--pair", nargs=2)
+    parser.add_argument("--many", nargs="+")
+    parser.add_argument("--opt", nargs="?")
+    parser.add_argument("--flag", action="store_true")
+    parser.add_argument("--flat", action="store_true")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--left", action="store_true")
+    group.add_argument("--right", action="store_true")
+    sub = parser.add_subparsers(dest="command")
+    needs = sub.add_parser("needs")
+    needs.add_argument("--out", required=True)
+    messages = []
+    for argv in (["--count", "x"], ["--mode", "c"], ["--pair", "1"], ["--many"], ["--nope"], ["--count"],
+                 ["--fl"], ["--left", "--right"], ["--flag=1"], ["needs"], ["frob"]):
+        try:
+            parser.parse_args(argv)
+        except ValueError as e:
+            messages.append(str(e))
+    return messages
+
+
+def test_the_english_templates_rebuild_argparse_messages_and_each_is_translated():
+    from maskattn_tui.cli_messages import PATTERNS, argparse_message
+    from maskattn_tui.i18n import t
+
+    messages = argparse_errors()
+    assert len(messages) == 11
+    for message in messages:
+        match = next((m, key) for pattern, key in PATTERNS if (m := pattern.fullmatch(message)))
+        groups, key = match[0].groupdict(), match[1]
+        if "detail" in groups:  # the detail is itself one of the messages
+            assert argparse_message(groups["detail"], "zh") != groups["detail"], message
+        assert t(key, "en", **groups) == message  # the patterns read argparse's English right
+        zh = argparse_message(message, "zh")
+        assert not any(phrase in zh for phrase in ARGPARSE_ENGLISH), (message, zh)
+        assert argparse_message(message, "en") == message

@@ -367,7 +367,9 @@ def main(argv: list[str] | None = None) -> int:
             _pause_gc(False)
         return COMMANDS[args.command](args, lang)
     except UsageError as exc:
-        sys.stderr.write(t("cli.error", lang, message=str(exc)) + t("cli.hint", lang) + "\n")
+        from maskattn_tui.cli_messages import argparse_message  # only when there is an error
+
+        sys.stderr.write(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang) + "\n")
         return EXIT_USAGE
     except MaskattnError as exc:
         sys.stderr.write(t("cli.error", lang, message=exc.message(lang)) + "\n")
