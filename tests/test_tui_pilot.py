@@ -287,3 +287,17 @@ async def test_command_palette_switches_language_and_plays():
         await pilot.press("enter")
         await pilot.pause()
         assert app.state.playing
+
+
+async def test_keys_typed_after_q_in_one_burst_do_nothing():
+    # "question_mark" typed as text: q quits, then u, e (explore), s, t...
+    # arrive while the app closes; e used to mount the explore panel into
+    # a closing screen and end in a traceback.
+    app = make_app(lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for ch in "question_mark":
+            app.post_message(events.Key(ch, ch))
+        await pilot.pause(0.3)
+    assert app.return_code == 0
+    assert not app.explore.active

@@ -123,6 +123,8 @@ class MaskattnApp(App[None]):
         #: The CLI paused the garbage collector for the start: the app
         #: resumes it once the first screen is drawn (resume_gc).
         self.gc_paused = False
+        #: exit() was called: no more actions (the app is closing).
+        self.quitting = False
         #: The player as it was when explore mode was entered (restored on e).
         self._figure_state = state
         #: The last scenario path saved to or opened (the dialogs' default).
@@ -279,7 +281,15 @@ class MaskattnApp(App[None]):
             self._exit_timer = self.set_timer(self.state.dwell, lambda: self.exit(return_code=0))
 
     # -- actions (from BINDINGS, the palette and clicks) ------------------------
+    def exit(self, *args, **kwargs) -> None:
+        self.quitting = True
+        super().exit(*args, **kwargs)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys typed after q in one burst (a pasted or mistyped "quest...")
+        # arrive while the app closes: mounting the explore panel then failed.
+        if self.quitting:
+            return False
         # The figure's keys do nothing while help or the palette is on top.
         if action in FIGURE_ACTIONS and len(self.screen_stack) > 1:
             return False
