@@ -34,22 +34,19 @@ def component_class(meaning: str) -> str:
 UNBOUNDED = 10_000
 
 
-def natural_width(console: Console, options: ConsoleOptions, renderable: RenderableType,
-                  least: bool = False) -> int:
+def natural_width(console: Console, options: ConsoleOptions, renderable: RenderableType) -> int:
     """The width a figure needs so that nothing is squeezed: tables at their
     full width; text (it wraps) and column flows (they stack) add nothing
-    beyond their widest part. With `least`, the width below which a table
-    must be cut (its wrapping columns wrapped, the others whole)."""
+    beyond their widest part."""
     if isinstance(renderable, Drawn):
-        return natural_width(console, options, renderable.renderable, least)
+        return natural_width(console, options, renderable.renderable)
     if isinstance(renderable, (Text, Paragraph, Flow)):
         return 0
     if isinstance(renderable, (Group, Columns)):
-        return max((natural_width(console, options, r, least) for r in renderable.renderables), default=0)
+        return max((natural_width(console, options, r) for r in renderable.renderables), default=0)
     if isinstance(renderable, str):
         return 0
-    measured = Measurement.get(console, options.update_width(UNBOUNDED), renderable)
-    return measured.minimum if least else measured.maximum
+    return Measurement.get(console, options.update_width(UNBOUNDED), renderable).maximum
 
 
 #: How many (state, width) drawings a figure widget keeps.
@@ -60,8 +57,8 @@ class Drawn:
     """A renderable drawn once per width: its lines (and its measure) are
     kept in `store` under (key, width), so Textual's measuring, its layout
     passes, the paint and the drawing ahead share one drawing instead of
-    laying out Rich tables and re-wrapping text each time. `key` must name everything the drawing
-    depends on besides the width."""
+    laying out Rich tables and re-wrapping text each time. `key` must name
+    everything the drawing depends on besides the width."""
 
     def __init__(self, draw: Callable[[], RenderableType], key: object, store: dict) -> None:
         # Built only when it must be drawn or measured: on a repaint the
@@ -101,12 +98,13 @@ class StateView(Widget):
     """A widget that shows the app's PlayerState (bound, read-only).
 
     Its frame never shrinks while stepping: the widget keeps the largest
-    size any shown state needed (at this width, in this language, for
-    these views), so a step whose content fits in the frame redraws only
-    its lines that changed, with no layout pass; only a state that needs
-    more room grows the frame (one layout pass). Textual itself would
-    repaint the widget's whole region and lay the screen out again for
-    every change of size, moving everything below it."""
+    size any shown state needed (in its pane, in this language, for these
+    views; never more than a scrolling pane shows once the content fits
+    it), so a step whose content fits in the frame redraws only its lines
+    that changed, with no layout pass; only a state that needs more room
+    grows the frame (one layout pass). Textual itself would repaint the
+    widget's whole region and lay the screen out again for every change of
+    size, moving everything below it."""
 
     state: reactive[PlayerState | None] = reactive(None, repaint=False)
     #: The steps: the F12 five, or one explored configuration (bound too).
