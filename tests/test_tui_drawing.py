@@ -171,3 +171,21 @@ async def test_a_narrow_bars_pane_drops_the_reasons_whole_never_in_pieces(step):
             assert all(sum(s.cell_length for s in line) <= width for line in lines), width
             seen.add(with_reasons)
         assert seen == {False, True}
+
+
+async def test_a_language_switch_right_after_the_start_still_resumes_the_collector():
+    # The switch reschedules the drawing ahead; the start must still end.
+    was_enabled = gc.isenabled()
+    app = make_app(lang="en")
+    gc.disable()
+    app.gc_paused = True
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("L")
+            await pilot.pause(SETTLE)
+            assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()

@@ -166,7 +166,7 @@ class MaskattnApp(App[None]):
         self._sync_timer()
         if self.exit_at_end and self.state.at_last and not self.state.playing:
             self._schedule_exit()
-        self.call_after_refresh(self._prewarm_soon, settle=True)
+        self.call_after_refresh(self._prewarm_soon)
 
     # -- the one place the state changes ------------------------------------
     def apply(self, transition: Callable[[PlayerState], PlayerState]) -> None:
@@ -179,14 +179,13 @@ class MaskattnApp(App[None]):
             self._prewarm_soon()
 
     # -- drawing ahead ------------------------------------------------------------
-    def _prewarm_soon(self, settle: bool = False) -> None:
-        """Draw the other steps shortly, once the screen has settled (and
-        with `settle`, then turn the garbage collector back on)."""
+    def _prewarm_soon(self) -> None:
+        """Draw the other steps shortly, once the screen has settled."""
         if self._prewarm_timer is not None:
             self._prewarm_timer.stop()
-        self._prewarm_timer = self.set_timer(PREWARM_DELAY, lambda: self._prewarm(settle))
+        self._prewarm_timer = self.set_timer(PREWARM_DELAY, self._prewarm)
 
-    def _prewarm(self, settle: bool = False) -> None:
+    def _prewarm(self) -> None:
         """Draw every step of the figure at the present widths while the app
         is idle: a step's first drawing (Rich laying out its tables) costs
         more than the repaint, so the first visit to a step would be slower
@@ -198,7 +197,7 @@ class MaskattnApp(App[None]):
             states = [self.state.goto(k) for k in range(1, self.state.steps + 1)]
             for widget_id in PREWARMED:
                 self.query_one(widget_id, StateView).prewarm(states)
-        if settle and self.gc_paused:
+        if self.gc_paused:  # the first drawing ahead ends the start
             self.gc_paused = False
             resume_gc()
 
