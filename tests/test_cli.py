@@ -61,7 +61,7 @@ def test_check_json(capsys):
 
 
 def test_check_fails_when_an_oracle_is_broken(monkeypatch, capsys):
-    from maskattn_tui import checks
+    from maskattn_tui.lesson import checks
 
     broken = dict(checks.chapter_run())
     broken["outputs"] = [[10.0], [16.7], [22.55234765226831]]
@@ -234,7 +234,7 @@ def argparse_errors() -> list[str]:
 
 
 def test_the_english_templates_rebuild_argparse_messages_and_each_is_translated():
-    from maskattn_tui.cli_messages import PATTERNS, argparse_message
+    from maskattn_tui.cli.messages import PATTERNS, argparse_message
     from maskattn_tui.i18n import t
 
     messages = argparse_errors()

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from maskattn_tui.attention import attend
+from maskattn_tui.engine.attention import attend
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.softmax import EMPTY_ROW_POLICIES
-from maskattn_tui.visibility import Cell, build_table, cache_positions, classify, row_number_table
+from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.engine.visibility import Cell, build_table, cache_positions, classify, row_number_table
 
 
 def configurations(n=400, seed=12):

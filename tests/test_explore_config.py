@@ -11,12 +11,12 @@ from importlib import resources
 
 import pytest
 
-from maskattn_tui.attention import attend
+from maskattn_tui.engine.attention import attend
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore import ExploreConfig, evaluate, explore_view, generate_inputs, to_spec
 from maskattn_tui.explore.config import apply_v
 from maskattn_tui.i18n import catalog
-from maskattn_tui.stepview import build_view
+from maskattn_tui.lesson.stepview import build_view
 
 
 def test_defaults_are_the_cache_example():
@@ -233,7 +233,8 @@ def test_the_explore_core_imports_neither_textual_nor_rich():
     code = (
         "import argparse, sys\n"
         "import maskattn_tui.explore as e\n"
-        "p = argparse.ArgumentParser(); e.add_explore_arguments(p); p.format_help()\n"
+        "from maskattn_tui.cli.explore_options import add_explore_arguments\n"
+        "p = argparse.ArgumentParser(); add_explore_arguments(p); p.format_help()\n"
         "c = e.ExploreConfig(pad=1)\n"
         "e.explore_view(c); e.leak_probe(c); e.lenses(c.table()); e.dumps_scenario(c)\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]\n"
@@ -244,7 +245,7 @@ def test_the_explore_core_imports_neither_textual_nor_rich():
 
 
 def test_the_f12_cache_step_reproduced_as_an_explore_configuration():
-    from maskattn_tui.scenario import load_f12
+    from maskattn_tui.lesson.f12 import load_f12
 
     step5 = load_f12().steps[4]
     c = ExploreConfig(past=3, new=2, q=step5.q, k=step5.k, v=step5.v)

@@ -8,14 +8,8 @@ import argparse
 import pytest
 
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.explore import (
-    LENS_NAMES,
-    ExploreConfig,
-    add_explore_arguments,
-    config_from_args,
-    lenses_from_args,
-    save_scenario,
-)
+from maskattn_tui.cli.explore_options import add_explore_arguments, config_from_args, lenses_from_args
+from maskattn_tui.explore import LENS_NAMES, ExploreConfig, save_scenario
 
 
 def parser() -> argparse.ArgumentParser:
@@ -97,7 +91,7 @@ def test_help_in_chinese():
 def test_pad_side_metavar_names_the_sides():
     # Spelled out in options.py so that adding the options loads no config.
     from maskattn_tui.explore.config import PAD_SIDES
-    from maskattn_tui.explore.options import PAD_SIDE_METAVAR
+    from maskattn_tui.cli.explore_options import PAD_SIDE_METAVAR
 
     assert PAD_SIDE_METAVAR == "|".join(PAD_SIDES)
 
@@ -167,7 +161,8 @@ def test_conflict_between_file_and_option_names_the_source(tmp_path):
 
 
 def test_experiment_option():
-    from maskattn_tui.explore import EXPERIMENTS, experiments_from_args
+    from maskattn_tui.cli.explore_options import experiments_from_args
+    from maskattn_tui.explore import EXPERIMENTS
 
     args = parse("--experiment", "offset-bug,leak-probe")
     assert experiments_from_args(args) == ("leak-probe", "offset-bug")

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from maskattn_tui.attention import attend
+from maskattn_tui.engine.attention import attend
 from maskattn_tui.errors import EmptyRowError
 from maskattn_tui.explore import ExploreConfig, evaluate, explore_view
-from maskattn_tui.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
 
 
 def expected_allowed(past, new, pad, side, causal):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from maskattn_tui.cli import main
-from maskattn_tui.export import ExportError, parse_size
+from maskattn_tui.cli.export import ExportError, parse_size
 from maskattn_tui.tui import make_app
 
 
@@ -113,7 +113,7 @@ def screen_as_shown(app) -> str:
 @pytest.mark.parametrize("lang,step,size", [("en", 1, (100, 30)), ("en", 4, (80, 24)), ("zh", 5, (100, 30))],
                          ids=["en-100x30-step1", "en-80x24-step4", "zh-100x30-step5"])
 async def test_exported_text_is_what_the_app_shows(tmp_path, lang, step, size):
-    from maskattn_tui.export import draw_frames, plan
+    from maskattn_tui.cli.export import draw_frames, plan
 
     frames = [f for f in plan(tmp_path, lang, "txt", 5, explore=False) if f.step == step]
     # draw_frames runs its own event loop: do it in a thread from this test's loop.

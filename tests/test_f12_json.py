@@ -7,7 +7,7 @@ import pytest
 
 from maskattn_tui.cli import main
 from maskattn_tui.i18n import LANGS
-from maskattn_tui.scenario import load_f12
+from maskattn_tui.lesson.f12 import load_f12
 
 # F12.md, "Expected numbers (the chapter's printed run, to 1e-12)".
 CAUSAL_WEIGHTS = [
@@ -113,9 +113,9 @@ def test_every_text_exists_in_both_languages():
 
 
 def test_json_has_no_nan_or_infinity_for_any_policy():
-    from maskattn_tui.jsonout import document, dumps
-    from maskattn_tui.scenario import StepSpec
-    from maskattn_tui.stepview import build_view
+    from maskattn_tui.cli.jsonout import document, dumps
+    from maskattn_tui.lesson.f12 import StepSpec
+    from maskattn_tui.lesson.stepview import build_view
 
     for policy in ("error", "nan", "zeros", "uniform"):
         spec = StepSpec(step=1, kind="rows", q=((1.0,), (1.0,)), k=((1.0,), (2.0,)), v=((3.0,), (5.0,)),

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-PURE = ["softmax", "matrices", "visibility", "attention", "step_machine", "scenario", "stepview",
-        "jsonout", "checks", "i18n", "errors"]
+PURE = ["engine.softmax", "engine.matrices", "engine.visibility", "engine.attention", "model.step_machine",
+        "lesson.f12", "lesson.stepview", "cli.jsonout", "lesson.checks", "i18n", "errors"]
 
 
 def loaded_after(code: str) -> set[str]:
@@ -58,7 +58,7 @@ EXPLORE_ONLY = {"maskattn_tui.explore.config", "maskattn_tui.explore.api_lens", 
                          ids=["print-all", "print-step", "json", "check"])
 def test_f12_paths_do_not_load_the_explorer(argv):
     # `print` is timed against `import rich`; every module it does not need counts.
-    assert not modules_after_main(argv) & (EXPLORE_ONLY | {"maskattn_tui.step_machine"})
+    assert not modules_after_main(argv) & (EXPLORE_ONLY | {"maskattn_tui.model.step_machine"})
 
 
 def test_the_lens_and_experiments_load_when_asked_for():

@@ -8,8 +8,8 @@ from rich.console import Console
 from maskattn_tui.render.bars import bar_text, softmax_bars
 from maskattn_tui.render.grid import mask_grid
 from maskattn_tui.render.palette import ASCII, Palette, default_palette
-from maskattn_tui.scenario import load_f12
-from maskattn_tui.stepview import build_view
+from maskattn_tui.lesson.f12 import load_f12
+from maskattn_tui.lesson.stepview import build_view
 
 
 def render(renderable, width=100, color=False):
@@ -43,7 +43,7 @@ def test_grid_shows_the_causal_triangle(step):
 
 
 def test_grid_marks_pad_and_both():
-    from maskattn_tui.scenario import StepSpec
+    from maskattn_tui.lesson.f12 import StepSpec
 
     spec = StepSpec(step=1, kind="rows", q=((1.0,),) * 2, k=((1.0,),) * 3, v=((1.0,),) * 3,
                     query_positions=(1, 2), key_positions=(0, 1, 2), key_is_pad=(False, False, True),
@@ -110,7 +110,7 @@ def test_no_color_palette_has_no_colours():
 
 
 def test_empty_row_is_explained():
-    from maskattn_tui.scenario import StepSpec
+    from maskattn_tui.lesson.f12 import StepSpec
 
     spec = StepSpec(step=1, kind="rows", q=((1.0,),), k=((1.0,), (2.0,)), v=((1.0,), (2.0,)),
                     query_positions=(0,), key_positions=(0, 1), key_is_pad=(True, False),

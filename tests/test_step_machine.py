@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from maskattn_tui.step_machine import (
+from maskattn_tui.model.step_machine import (
     DWELL_LADDER, DWELL_MAX, DWELL_MIN, PlayerState, StepShape, new_player,
 )
 

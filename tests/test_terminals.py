@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from rich.color import ColorSystem
 
-from maskattn_tui.export import screen_text, settle
+from maskattn_tui.cli.export import screen_text, settle
 from maskattn_tui.tui import make_app
 
 CELL_GLYPHS = {"✓": "allowed", "F": "future", "P": "pad", "FP": "future+pad"}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from maskattn_tui.i18n import LANGS, catalog
-from maskattn_tui.scenario import load_f12
+from maskattn_tui.lesson.f12 import load_f12
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH, MaskattnApp
 from maskattn_tui.tui.bindings import (

@@ -14,8 +14,8 @@ from textual import events
 from textual.keys import _get_unicode_name_from_key
 
 from maskattn_tui.i18n import LANGS
-from maskattn_tui.scenario import load_f12
-from maskattn_tui.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
+from maskattn_tui.lesson.f12 import load_f12
+from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
 from maskattn_tui.tui.bindings import FIGURE_BINDINGS

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.text import Text
 
 from maskattn_tui.render.wrap import Flow, Paragraph, break_offsets
-from maskattn_tui.scenario import load_f12
+from maskattn_tui.lesson.f12 import load_f12
 
 CLOSING = "，。、；：！？）》」』】”’"
 

@@ -1,5 +1,5 @@
 """Explore mode's pure core: your own masks, the chapter's experiments, the
-API lens, scenario files and the command-line options. No Textual, no Rich.
+API lens and scenario files (the command-line options are in cli.explore_options). No Textual, no Rich.
 
     from maskattn_tui.explore import ExploreConfig, explore_view
     config = ExploreConfig(past=3, new=2, pad=1, pad_side="left")
@@ -9,7 +9,7 @@ API lens, scenario files and the command-line options. No Textual, no Rich.
 
 Modules: config (ExploreConfig, the layout and generated inputs), view
 (evaluate, to_spec, explore_view), experiments, api_lens, scenario_file,
-options (argparse), errors (ContextError)."""
+errors (ContextError)."""
 
 from importlib import import_module
 
@@ -23,8 +23,6 @@ _HOMES = {
     "EXPERIMENTS": "experiments", "causal_off": "experiments", "experiment_data": "experiments",
     "leak_probe": "experiments", "offset_bug": "experiments", "parse_experiment_names": "experiments",
     "polarity_bug": "experiments", "run_experiment": "experiments",
-    "add_explore_arguments": "options", "config_from_args": "options", "experiments_from_args": "options",
-    "lenses_from_args": "options",
     "dumps_scenario": "scenario_file", "load_scenario": "scenario_file", "loads_scenario": "scenario_file",
     "save_scenario": "scenario_file",
     "evaluate": "view", "explore_view": "view", "to_spec": "view",
@@ -44,19 +42,15 @@ __all__ = [
     "LENS_NAMES",
     "ContextError",
     "ExploreConfig",
-    "add_explore_arguments",
     "causal_off",
-    "config_from_args",
     "dumps_scenario",
     "evaluate",
     "experiment_data",
-    "experiments_from_args",
     "explore_view",
     "generate_inputs",
     "leak_probe",
     "lens",
     "lenses",
-    "lenses_from_args",
     "load_scenario",
     "loads_scenario",
     "offset_bug",

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.visibility import Cell, VisibilityTable
+from maskattn_tui.engine.visibility import Cell, VisibilityTable
 
 LENS_NAMES = (
     "sdpa-bool",

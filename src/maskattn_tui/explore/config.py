@@ -34,9 +34,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.matrices import Matrix, validate_matrix
-from maskattn_tui.softmax import EMPTY_ROW_POLICIES
-from maskattn_tui.visibility import VisibilityTable, build_table
+from maskattn_tui.engine.matrices import Matrix, validate_matrix
+from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.engine.visibility import VisibilityTable, build_table
 
 PAST_RANGE = (0, 32)
 NEW_RANGE = (1, 32)

@@ -19,11 +19,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from maskattn_tui.attention import AttentionResult
+from maskattn_tui.engine.attention import AttentionResult
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.matrices import Matrix
-from maskattn_tui.visibility import Cell, VisibilityTable, row_number_table
+from maskattn_tui.engine.matrices import Matrix
+from maskattn_tui.engine.visibility import Cell, VisibilityTable, row_number_table
 
 from maskattn_tui.explore.config import ExploreConfig, apply_v
 from maskattn_tui.explore.view import evaluate

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
 
 from maskattn_tui.explore.api_lens import LENS_NAMES
 from maskattn_tui.explore.config import PAD_SIDES, ExploreConfig

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from maskattn_tui.attention import AttentionResult
+from maskattn_tui.engine.attention import AttentionResult
 from maskattn_tui.errors import EmptyRowError
 from maskattn_tui.i18n import LANGS, t
-from maskattn_tui.matrices import Matrix, mix, scaled_scores
-from maskattn_tui.scenario import StepSpec
-from maskattn_tui.softmax import masked_softmax
-from maskattn_tui.stepview import StepView, build_view
+from maskattn_tui.engine.matrices import Matrix, mix, scaled_scores
+from maskattn_tui.lesson.f12 import StepSpec
+from maskattn_tui.engine.softmax import masked_softmax
+from maskattn_tui.lesson.stepview import StepView, build_view
 
 from maskattn_tui.explore.config import ExploreConfig
 

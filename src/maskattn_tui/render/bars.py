@@ -12,7 +12,7 @@ from rich.text import Text
 
 from maskattn_tui.render.grid import fmt
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.stepview import StepView
+from maskattn_tui.lesson.stepview import StepView
 
 DEFAULT_BAR_WIDTH = 20
 

@@ -26,7 +26,7 @@ from maskattn_tui.render.grid import fmt, visibility_table
 from maskattn_tui.render.lens import cells_by_row, keys_text, rows_text, visibility_matrix
 from maskattn_tui.render.matrix import MARK
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.visibility import VisibilityTable
+from maskattn_tui.engine.visibility import VisibilityTable
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from rich.text import Text
 
 from maskattn_tui.render.palette import Palette, default_palette
 from maskattn_tui.render.wrap import Paragraph
-from maskattn_tui.scenario import Figure
-from maskattn_tui.stepview import StepView
+from maskattn_tui.lesson.f12 import Figure
+from maskattn_tui.lesson.stepview import StepView
 
 
 def caption(view: StepView, lang: str, palette: Palette) -> RenderableType:

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.wrap import Flow
-from maskattn_tui.stepview import StepView
-from maskattn_tui.visibility import VisibilityTable
+from maskattn_tui.lesson.stepview import StepView
+from maskattn_tui.engine.visibility import VisibilityTable
 
 SELECT_MARK = {"unicode": "●", "ascii": "*"}
 #: Style meta key on each query row's label: its row index.

@@ -15,7 +15,7 @@ from rich.text import Text
 from maskattn_tui.explore.api_lens import NEG_INF_TEXT, lenses
 from maskattn_tui.render.matrix import MARK, SmallMatrix
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.visibility import VisibilityTable
+from maskattn_tui.engine.visibility import VisibilityTable
 
 BoolRows = Sequence[Sequence[bool]]
 

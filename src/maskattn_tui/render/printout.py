@@ -16,8 +16,8 @@ from maskattn_tui.render.explain import caption, sections
 from maskattn_tui.render.grid import mask_grid
 from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.scenario import Figure
-from maskattn_tui.stepview import StepView
+from maskattn_tui.lesson.f12 import Figure
+from maskattn_tui.lesson.stepview import StepView
 
 if TYPE_CHECKING:
     from maskattn_tui.explore.experiments import ExperimentResult

@@ -31,9 +31,9 @@ from maskattn_tui.explore.session import ExploreSession, Outcome, Problem, new_s
 from maskattn_tui.explore.view import explore_view
 from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs
-from maskattn_tui.scenario import Figure, StepSpec, load_f12
-from maskattn_tui.step_machine import PlayerState, new_player
-from maskattn_tui.stepview import StepView, build_view
+from maskattn_tui.lesson.f12 import Figure, StepSpec, load_f12
+from maskattn_tui.model.step_machine import PlayerState, new_player
+from maskattn_tui.lesson.stepview import StepView, build_view
 from maskattn_tui.tui.bindings import (
     EXPLORE_BINDINGS,
     EXPLORE_ONLY_ACTIONS,

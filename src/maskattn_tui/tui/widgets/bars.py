@@ -10,7 +10,7 @@ from rich.measure import Measurement
 
 from maskattn_tui.render.bars import softmax_bars
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import FigureView, natural_width
 
 BAR_MIN, BAR_MAX = 4, 40

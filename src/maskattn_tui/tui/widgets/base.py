@@ -18,8 +18,8 @@ from textual.widget import Widget
 
 from maskattn_tui.render.wrap import Flow, Paragraph
 from maskattn_tui.render.palette import DEFAULT_STYLES, Glyphs, Palette, UNICODE
-from maskattn_tui.step_machine import PlayerState
-from maskattn_tui.stepview import StepView
+from maskattn_tui.model.step_machine import PlayerState
+from maskattn_tui.lesson.stepview import StepView
 
 #: The render meanings, in the order of render.palette.DEFAULT_STYLES.
 MEANINGS: tuple[str, ...] = tuple(DEFAULT_STYLES)

@@ -6,7 +6,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from maskattn_tui.i18n import t
-from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import StateView
 
 

@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from maskattn_tui.render.explain import caption, sections
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.wrap import Paragraph
-from maskattn_tui.scenario import Figure
-from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.lesson.f12 import Figure
+from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import Drawn, FigureView, StateView
 
 

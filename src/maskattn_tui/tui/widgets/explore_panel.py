@@ -22,8 +22,8 @@ from maskattn_tui.explore.experiments import EXPERIMENTS
 from maskattn_tui.explore.session import ExploreSession, Problem, shown_value
 from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
-from maskattn_tui.softmax import EMPTY_ROW_POLICIES
-from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.tui.bindings import by_id, key_text
 from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 

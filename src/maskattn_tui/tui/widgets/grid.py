@@ -8,7 +8,7 @@ from textual import events
 from textual.message import Message
 
 from maskattn_tui.render.grid import ROW_META, mask_grid
-from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.tui.widgets.base import FigureView
 
 

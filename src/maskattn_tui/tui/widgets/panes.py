@@ -12,7 +12,7 @@ from textual.widget import Widget
 
 from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
-from maskattn_tui.step_machine import PlayerState
+from maskattn_tui.model.step_machine import PlayerState
 
 
 class AsciiScrollBarRender(ScrollBarRender):

@@ -88,7 +88,7 @@ class _Option(argparse.Action):
 
 def _help_texts(lang: str) -> dict[str, str]:
     """Every option's help text (by destination), in `lang`."""
-    from maskattn_tui.softmax import EMPTY_ROW_POLICIES
+    from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
 
     from maskattn_tui.explore.api_lens import ALL, LENS_NAMES
     from maskattn_tui.explore.config import NEW_RANGE, PAST_RANGE, SEED_RANGE, TEMPERATURE_RANGE, ExploreConfig

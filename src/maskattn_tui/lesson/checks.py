@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from maskattn_tui.attention import attend
+from maskattn_tui.engine.attention import attend
 from maskattn_tui.errors import EmptyRowError, MaskattnError
-from maskattn_tui.softmax import NEG_INF, stable_softmax
-from maskattn_tui.visibility import build_table, cache_positions, row_number_table
+from maskattn_tui.engine.softmax import NEG_INF, stable_softmax
+from maskattn_tui.engine.visibility import build_table, cache_positions, row_number_table
 
 
 @dataclass(frozen=True)

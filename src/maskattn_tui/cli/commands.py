@@ -91,7 +91,7 @@ def _add_common(p: argparse.ArgumentParser, step_help: str = "cli.help.step") ->
 
 
 def _add_explore(p: argparse.ArgumentParser) -> None:
-    from maskattn_tui.explore.options import add_explore_arguments
+    from maskattn_tui.cli.explore_options import add_explore_arguments
 
     add_explore_arguments(p, _ENV_LANG)
 
@@ -160,7 +160,7 @@ def ascii_wanted(flag: bool, environ=None, terminal: bool = True) -> bool:
 
 def _explore_config(args):
     """The explore configuration from the options, or None for F12."""
-    from maskattn_tui.explore.options import config_from_args
+    from maskattn_tui.cli.explore_options import config_from_args
 
     return config_from_args(args)
 
@@ -185,16 +185,16 @@ class Shown:
 
 def _only_experiment(args) -> bool:
     """Was --experiment the only option asking for explore mode?"""
-    from maskattn_tui.explore.options import EXPERIMENT_DEST, explore_requested
+    from maskattn_tui.cli.explore_options import EXPERIMENT_DEST, explore_requested
 
     rest = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != EXPERIMENT_DEST})
     return hasattr(args, EXPERIMENT_DEST) and not explore_requested(rest)
 
 
 def _views(args, lang: str) -> Shown:
-    from maskattn_tui.explore.options import experiments_from_args, lenses_from_args
-    from maskattn_tui.scenario import load_f12
-    from maskattn_tui.stepview import build_view
+    from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
+    from maskattn_tui.lesson.f12 import load_f12
+    from maskattn_tui.lesson.stepview import build_view
 
     figure = load_f12()
     lens_names = lenses_from_args(args)
@@ -239,7 +239,7 @@ def cmd_print(args, lang: str) -> int:
 
 
 def cmd_json(args, lang: str) -> int:
-    from maskattn_tui.jsonout import document, dumps
+    from maskattn_tui.cli.jsonout import document, dumps
 
     shown = _views(args, lang)
     doc = document(shown.views, lang)
@@ -261,7 +261,7 @@ def cmd_json(args, lang: str) -> int:
 def cmd_check(args, lang: str) -> int:
     import json
 
-    from maskattn_tui.checks import run_checks
+    from maskattn_tui.lesson.checks import run_checks
 
     results = run_checks()
     passed = sum(r.passed for r in results)
@@ -281,16 +281,16 @@ def cmd_check(args, lang: str) -> int:
 
 def cmd_export(args, lang: str) -> int:
     """One frame per step (+ the explore configuration's), drawn by the app;
-    everything is checked before anything is written (maskattn_tui.export)."""
+    everything is checked before anything is written (maskattn_tui.cli.export)."""
     from pathlib import Path
 
-    from maskattn_tui import export
+    from maskattn_tui.cli import export
 
     size = export.parse_size(args.size)
     config = _explore_config(args)
     explore = None
     if config is not None:  # the explore frame: the app as `maskattn-tui OPTIONS` starts
-        from maskattn_tui.explore.options import experiments_from_args, lenses_from_args
+        from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
 
         explore = dict(explore=config, experiments=experiments_from_args(args) or (),
                        lens=lenses_from_args(args) is not None)
@@ -311,7 +311,7 @@ def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
     config = _explore_config(args)
-    from maskattn_tui.explore.options import experiments_from_args, lenses_from_args
+    from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
 
     # --experiment NAME switches those on; --lens shows the API lens (the
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             _pause_gc(False)
         return COMMANDS[args.command](args, lang)
     except UsageError as exc:
-        from maskattn_tui.cli_messages import argparse_message  # only when there is an error
+        from maskattn_tui.cli.messages import argparse_message  # only when there is an error
 
         sys.stderr.write(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang) + "\n")
         return EXIT_USAGE

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 
-from maskattn_tui.stepview import SCHEMA_VERSION, StepView
+from maskattn_tui.lesson.stepview import SCHEMA_VERSION, StepView
 
 NEG_INF_TOKEN = "-inf"
 

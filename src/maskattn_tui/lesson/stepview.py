@@ -7,12 +7,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from maskattn_tui.attention import AttentionResult, attend
+from maskattn_tui.engine.attention import AttentionResult, attend
 from maskattn_tui.i18n import pick
-from maskattn_tui.matrices import mix
-from maskattn_tui.scenario import StepSpec
-from maskattn_tui.softmax import stable_softmax
-from maskattn_tui.visibility import VisibilityTable, build_table, row_number_table
+from maskattn_tui.engine.matrices import mix
+from maskattn_tui.lesson.f12 import StepSpec
+from maskattn_tui.engine.softmax import stable_softmax
+from maskattn_tui.engine.visibility import VisibilityTable, build_table, row_number_table
 
 SCHEMA_VERSION = 1
 

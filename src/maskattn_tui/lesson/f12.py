@@ -11,7 +11,7 @@ from functools import lru_cache
 
 TYPE_CHECKING = False  # (not from typing: json and check have no other use for it)
 if TYPE_CHECKING:
-    from maskattn_tui.step_machine import StepShape
+    from maskattn_tui.model.step_machine import StepShape
 
 Texts = dict  # {"en": str, "zh": str}
 
@@ -40,7 +40,7 @@ class StepSpec:
     @property
     def shape(self) -> StepShape:
         # The player's machine is the TUI's; `print` and `json` need not load it.
-        from maskattn_tui.step_machine import StepShape
+        from maskattn_tui.model.step_machine import StepShape
 
         return StepShape(rows=len(self.query_positions), focus_row=self.focus_rows[0])
 
@@ -111,5 +111,5 @@ def load_f12() -> Figure:
 def _read_data(name: str) -> str:
     """A file of the package's data/ folder (with os: importlib.resources
     would import tempfile and pathlib for the same path)."""
-    with open(os.path.join(os.path.dirname(__file__), "data", name), encoding="utf-8") as file:
+    with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", name), encoding="utf-8") as file:
         return file.read()

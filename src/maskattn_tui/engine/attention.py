@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maskattn_tui.errors import EmptyRowError, MaskattnError
-from maskattn_tui.matrices import Matrix, mix, scaled_scores, validate_qkv
-from maskattn_tui.softmax import check_policy, check_temperature, masked_softmax
-from maskattn_tui.visibility import VisibilityTable
+from maskattn_tui.engine.matrices import Matrix, mix, scaled_scores, validate_qkv
+from maskattn_tui.engine.softmax import check_policy, check_temperature, masked_softmax
+from maskattn_tui.engine.visibility import VisibilityTable
 
 Row = tuple[float, ...]
 
