@@ -379,6 +379,7 @@ def assert_consistent(app: MaskattnApp) -> None:
     assert 0 <= state.row < state.rows and not (session.active and state.playing)
 
 
+@pytest.mark.slow
 async def test_random_explore_keys_and_resizes_never_break(tmp_path, monkeypatch):
     """Explore keys, Tab into the controls, digits, letters, Enter, Esc and
     the figure's keys, with resizes: the state always stays consistent."""

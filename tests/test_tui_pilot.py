@@ -251,6 +251,7 @@ def _send_key(app, key: str) -> None:
     app._driver.send_message(event)
 
 
+@pytest.mark.slow
 async def test_random_keys_and_resizes_never_break(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # whatever the keys open writes nothing into the checkout
     rng = random.Random(20261129)
