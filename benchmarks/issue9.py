@@ -26,24 +26,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import HERE, RIGHT, read_until_quiet, spawn  # noqa: E402
 
-DOWN = b"\x1b[B"
+DOWN, UP = b"\x1b[B", b"\x1b[A"
 APP = [sys.executable, "-m", "maskattn_tui", "--lang", "en"]
 SMALL = [*APP, "--past", "3", "--new", "2"]
 LARGE = [*APP, "--past", "32", "--new", "32"]
 MINIMAL_GRID = [sys.executable, str(HERE / "minimal_app.py"), "--grid"]
 
 
-def session(argv: list[str], size: tuple[int, int], quiet: float, key: bytes, keys: int) -> dict:
+def session(argv: list[str], size: tuple[int, int], quiet: float, key: bytes | tuple[bytes, ...], keys: int) -> dict:
     """Start `argv` in a pty; the first stable paint, then `keys` presses of
-    `key`, each timed until the screen is quiet again."""
+    `key` (or of the keys given in turn), each timed until the screen is
+    quiet again."""
+    cycle = key if isinstance(key, tuple) else (key,)
     start = time.perf_counter()
     pid, fd = spawn(argv, *size)
     _, last = read_until_quiet(fd, quiet)
     paint = (last or start) - start
     times = []
-    for _ in range(keys):
+    for i in range(keys):
         sent = time.perf_counter()
-        os.write(fd, key)
+        os.write(fd, cycle[i % len(cycle)])
         _, last = read_until_quiet(fd, quiet)
         times.append((last - sent) if last else float("nan"))
     os.write(fd, b"q")
@@ -62,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     quiet = args.quiet_ms / 1000
     out: dict[str, list] = {k: [] for k in ("small", "large", "figure", "minimal")}
     for run in range(args.runs):  # interleaved: machine noise hits each alike
-        out["small"].append(session(SMALL, (160, 48), quiet, DOWN, 6))
-        out["large"].append(session(LARGE, (160, 48), quiet, DOWN, 6))
+        # Down and Up in turn: every press moves the row (3+2 has two rows).
+        out["small"].append(session(SMALL, (160, 48), quiet, (DOWN, UP), 6))
+        out["large"].append(session(LARGE, (160, 48), quiet, (DOWN, UP), 6))
         out["figure"].append(session(APP, (100, 30), quiet, RIGHT, 4))
         out["minimal"].append(session(MINIMAL_GRID, (100, 30), quiet, RIGHT, 1))
         print(f"run {run + 1}/{args.runs} done", file=sys.stderr)
