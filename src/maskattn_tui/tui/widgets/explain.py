@@ -6,7 +6,6 @@ change (the app scrolls it home)."""
 
 from __future__ import annotations
 
-from rich.segment import Segment
 from textual.geometry import Size
 
 from maskattn_tui.lesson.f12 import Figure
@@ -69,6 +68,3 @@ class ExplainView(LinesView):
         assert self.figure is not None
         return Size(self.content_width(), self.figure.height)
 
-
-def blank_line() -> Line:
-    return [Segment("")]
