@@ -247,16 +247,17 @@ class TableBlock(Block):
                 out.append(Segment(set_cell_size(" " + word if cw > 2 else word, cw) if src.col_is_pad(c) else " " * cw,
                                    p.style("dim")))
             return out
-        # groups: the tag word at the start of its run of columns
+        # groups: the tag word at the first column of its run in view (so it
+        # stays in view when the grid scrolls sideways), whole or by its
+        # first letter where the run is narrower than the word
         for a, b, g in self.groups:
             lo, hi = max(a, c0), min(b, c1)
             if lo >= hi:
                 continue
-            word = " " + p.t("render.cached" if g == "cached" else "render.new", self.lang)
-            run = [Segment(set_cell_size(word, min(cell_len(word), (b - a) * cw)))]
-            run = pad_to(run, (b - a) * cw)
-            part = list(Segment.divide(run, [(lo - a) * cw, (hi - a) * cw]))[1]
-            out.extend(Segment(s.text, p.style(g)) for s in part)
+            tag = p.t("render.cached" if g == "cached" else "render.new", self.lang)
+            room = (hi - lo) * cw
+            word = " " + tag if cell_len(tag) < room else tag if cell_len(tag) <= room else tag[:1]
+            out.append(Segment(set_cell_size(word, room), p.style(g)))
         return out
 
     def _line(self, y: int, c0: int, c1: int) -> Line:
