@@ -12,7 +12,7 @@ arithmetic where rows are one run of keys, re-reading the others)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -157,6 +157,8 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     reading = raw if align.polarity == "attend" else raw.flipped()
     stats = raw_stats if align.polarity == "attend" else inv_stats
     fit = best_fit(reading, stats, align.offset, causal=align.alignment != "none")
+    if align.alignment == "none":  # few rows end on their own key: is it causal with many leaks?
+        align, fit = _causal_after_all(reading, stats, align, fit)
     empty = np.flatnonzero(stats.empty)
     own = np.arange(rows) + align.offset
     pad_rows = np.zeros(rows, dtype=bool)
@@ -168,6 +170,19 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     findings = _findings(reading, stats, rep, align, fit, empty, pad_query, source)
     return Diagnosis((rows, keys), rep, align, fit, _capped(empty), int(empty.size), _capped(pad_query),
                      int(pad_query.size), tuple(findings), api)
+
+
+def _causal_after_all(reading: Reading, stats: RowStats, align: Alignment, fit: Fit) -> tuple[Alignment, Fit]:
+    """The best causal reading of this polarity, if it differs from the mask
+    in no more cells than the best bidirectional one (e.g. tril(ones, 1):
+    every row sees one future key, so no row ends on its own key; or a
+    decoding step whose last key is PAD)."""
+    name = max((s for s in align.scores if s[0] == align.polarity), key=lambda s: s[2])[1]
+    offset = reading.keys - reading.rows if name == "bottom-right" else 0
+    causal = best_fit(reading, stats, offset, causal=True)
+    if causal.comparison.count <= fit.comparison.count:
+        return replace(align, alignment=name, offset=offset), causal
+    return align, fit
 
 
 def _diagonal_cells(rows: np.ndarray, offset: int) -> tuple[tuple[int, int], ...]:

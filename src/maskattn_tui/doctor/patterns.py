@@ -86,10 +86,14 @@ def _chunk(lengths: tuple[int, ...]) -> int | None:
 
 
 def _prefix(stats: RowStats, offset: int) -> int | None:
+    """P when exactly the rows before P-1 see past their own position, up
+    to key P-1 (a few leaked rows do not make a prefix)."""
     own = np.arange(stats.hi.size) + offset
     past_own = ~stats.empty & (stats.hi > own)
     last = _mode(stats.hi[past_own])
-    return None if last is None else last + 1
+    if last is None or last >= own[-1] or not np.array_equal(past_own, ~stats.empty & (own < last)):
+        return None  # (a "prefix" over every row is no order at all)
+    return last + 1
 
 
 def tree_parents(reading: Reading, offset: int) -> tuple[int, ...]:
