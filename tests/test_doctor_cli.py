@@ -244,7 +244,7 @@ def test_doctor_strings():
         assert key.startswith(("doctor.", "error.doctor_", "cli.help.doctor")), key
         assert set(texts) == {"en", "zh"} and texts["en"].strip() and texts["zh"].strip(), key
         assert placeholders(texts["en"]) == placeholders(texts["zh"]), key
-        assert re.search(r"[\u4e00-\u9fff]", texts["zh"]) or texts["zh"] == texts["en"], key
+        assert re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", texts["zh"]) or texts["zh"] == texts["en"], key
     assert set(raw) <= set(catalog())
 
 

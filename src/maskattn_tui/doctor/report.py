@@ -1,6 +1,34 @@
 """What the doctor prints: the JSON document (strict JSON, schema
 "maskattn-doctor/1") and the short human report, in either language.
-Plain text, no Rich."""
+Plain text, no Rich.
+
+The JSON document (a contract: tests/test_doctor_cli.py checks the fields).
+Cells are [row, key]; lists of cells hold at most 20, the *_count says how
+many there are. No NaN/Infinity tokens: a missing number is null.
+
+    schema "maskattn-doctor/1"; file, format, stored_shape, dtype, batch,
+    head, distinct_slices                      what was read
+    shape [L, S]
+    representation  bool|int01|float01|additive-inf|additive-finite|mixed
+    minimum, minimum_dtype                     additive-finite only, else null
+    polarity attend|blocked; alignment bottom-right|top-left|none; offset
+    alignment_score, hypotheses [{polarity, alignment, score}]
+    api             sdpa|mha|additive|int01|float01 (whose fixes are spelled)
+    rule            {name, causal, past, pad, pad_side, window, chunk, prefix,
+                     documents, tree, differs, cells}: the closest known rule
+    leaks, leak_count                visible future cells the rule hides
+    empty_rows, empty_row_count      rows with no visible key
+    pad_keys, pad_key_count, pad_side, pad_query_rows, pad_query_row_count
+    window (keys incl. self), chunk, prefix, documents (lengths), tree
+    (parents): null when absent
+    findings        [{code, level error|warning|info, message, cells, count}]
+
+`doctor --attention-mask` adds attention_mask and expected_position_ids
+(-1 at PAD); positions findings' cells are [token, given, expected].
+`--expect --json` writes {schema "maskattn-doctor-expect/1", file, shape,
+representation, polarity, expected {past, new, pad, pad_side, causal,
+window, chunk, prefix, documents, tree}, match, differs, differs_count,
+shown_but_hidden, hidden_but_shown}."""
 
 from __future__ import annotations
 
@@ -15,6 +43,8 @@ from maskattn_tui.doctor.diagnose import Diagnosis, Finding
 from maskattn_tui.i18n import t
 
 SCHEMA = "maskattn-doctor/1"
+#: The human report lists findings in this order.
+LEVELS = ("error", "warning", "info")
 #: Masks up to this many rows and keys are drawn cell by cell.
 GRID_MAX = 48
 #: Code for each API the mask looks meant for: a correct bottom-right causal
@@ -105,7 +135,7 @@ def _rule_text(diag: Diagnosis, lang: str) -> str:
     if diag.pad_keys is not None:
         a, b = diag.pad_keys
         parts.append(t("doctor.rule.pad", lang, first=a, last=b - 1, side=t(f"doctor.side.{diag.pad_side}", lang)))
-    return "; ".join(parts)
+    return t("doctor.report.join", lang).join(parts)
 
 
 def _picture(mask, diag: Diagnosis, lang: str) -> list[str]:
@@ -142,7 +172,7 @@ def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...
                    alignment=t(f"doctor.alignment.{align.alignment}", lang, offset=align.offset),
                    score=f"{align.score:.2f}"))
     lines.append(t("doctor.report.rule", lang, rule=_rule_text(diag, lang), differs=diag.fit.comparison.count))
-    findings = (*diag.findings, *extra)
+    findings = sorted((*diag.findings, *extra), key=lambda f: LEVELS.index(f.level))
     if findings:
         lines.append(t("doctor.report.findings", lang))
         for f in findings:
