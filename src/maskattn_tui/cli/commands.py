@@ -106,9 +106,10 @@ def build_parser() -> Parser:
     parser.add_argument("--exit-at-end", action="store_true", help=_h("cli.help.exit_at_end"))
     parser.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
     _add_explore(parser)
-    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export}", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor}", parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
-                            ("check", _check_arguments), ("export", _export_arguments)):
+                            ("check", _check_arguments), ("export", _export_arguments),
+                            ("doctor", _doctor_arguments)):
         sub.add_parser(name, help=_h(f"cli.help.{name}"), description=_h(f"cli.help.{name}"), arguments=arguments)
     return parser
 
@@ -140,6 +141,12 @@ def _export_arguments(p_export: Parser) -> None:
     p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
     p_export.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
     _add_explore(p_export)
+
+
+def _doctor_arguments(p_doctor: Parser) -> None:
+    from maskattn_tui.doctor import cli as doctor_cli  # numpy only when the doctor runs
+
+    doctor_cli.add_arguments(p_doctor, _ENV_LANG)
 
 
 def ascii_wanted(flag: bool, environ=None, terminal: bool = True) -> bool:
@@ -326,9 +333,16 @@ def cmd_tui(args, lang: str) -> int:
     return app.return_code or 0
 
 
-COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export}
+def cmd_doctor(args, lang: str) -> int:
+    from maskattn_tui.doctor import cli as doctor_cli
+
+    return doctor_cli.run(args, lang)
+
+
+COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,
+            "doctor": cmd_doctor}
 #: Commands that write their output and exit: short, bounded runs.
-BATCH_COMMANDS = frozenset({"print", "json", "check"})
+BATCH_COMMANDS = frozenset({"print", "json", "check", "doctor"})
 
 
 def _pause_gc(pause: bool) -> None:
