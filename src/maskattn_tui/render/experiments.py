@@ -22,6 +22,7 @@ from maskattn_tui.explore.experiments import (
     OffsetBugResult,
     PolarityBugResult,
 )
+from maskattn_tui.explore.pattern_experiments import TableMistake
 from maskattn_tui.render.grid import fmt, visibility_table
 from maskattn_tui.render.lens import cells_by_row, keys_text, rows_text, visibility_matrix
 from maskattn_tui.render.matrix import MARK
@@ -261,6 +262,11 @@ _VIEWS = {
 
 def experiment_view(name: str, result: ExperimentResult, lang: str, palette: Palette) -> RenderableType:
     """One experiment (`name` from explore.experiments.EXPERIMENTS) and its result."""
-    body = _VIEWS[type(result)](result, lang, palette)
+    if isinstance(result, TableMistake):
+        body = pattern_mistake_view(result, lang, palette)
+    else:
+        body = _VIEWS[type(result)](result, lang, palette)
     return Group(_head(name, lang, palette), *body)
 
+
+from maskattn_tui.render.pattern_experiments import pattern_mistake_view  # noqa: E402 - it imports _grid from here
