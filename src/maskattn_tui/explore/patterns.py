@@ -120,3 +120,11 @@ def preset_changes(name: str) -> dict[str, object]:
     if name not in PRESETS:
         raise MaskattnError("explore_preset", field="preset", value=name, choices=", ".join(PRESETS))
     return {**PRESET_RESET, **PRESETS[name]}
+
+
+def matching_preset(config: "ExploreConfig") -> str | None:
+    """The preset this configuration is (the panel shows it), or None."""
+    for name in PRESETS:
+        if all(getattr(config, k) == v for k, v in preset_changes(name).items()):
+            return name
+    return None
