@@ -14,20 +14,11 @@ from maskattn_tui.explore.pattern_experiments import (
     TableMistake,
     WindowOffByOneResult,
 )
-from maskattn_tui.render.grid import legend_meanings, position_ids_line
+from maskattn_tui.render.grid import position_ids_line
 from maskattn_tui.render.lens import cells_by_row
 from maskattn_tui.render.palette import Palette
 
 PREFIX = {WindowOffByOneResult: "window", PositionsOnlyResult: "positions", ChunkHistoryResult: "history"}
-
-
-def _legend(res: TableMistake, lang: str, palette: Palette) -> Text:
-    text = Text()
-    for meaning in legend_meanings(res.correct, res.wrong):
-        text.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
-        text.append(f" {palette.t('render.legend.' + meaning, lang)}  ")
-    text.rstrip()
-    return text
 
 
 def _numbers(values) -> str:
@@ -70,7 +61,7 @@ def _facts(res: TableMistake, lang: str, palette: Palette) -> list[RenderableTyp
 
 
 def pattern_mistake_view(res: TableMistake, lang: str, palette: Palette) -> list[RenderableType]:
-    from maskattn_tui.render.experiments import _grid, outputs_table  # they import this module
+    from maskattn_tui.render.experiments import _grid, cell_legend, outputs_table  # they import this module
 
     kind = PREFIX[type(res)]
     grids = Columns([
@@ -82,6 +73,6 @@ def pattern_mistake_view(res: TableMistake, lang: str, palette: Palette) -> list
         (palette.t(f"render.x.{kind}.correct", lang), res.correct_result.outputs),
         (palette.t(f"render.x.{kind}.wrong", lang), res.wrong_result.outputs),
     ], res.output_change, lang, palette)
-    legend = _legend(res, lang, palette)
+    legend = cell_legend(lang, palette, with_diff=True, tables=(res.correct, res.wrong))
     diff = Text(palette.t("render.x.differing", lang, count=sum(map(sum, res.differs))), style=palette.style("header"))
     return [grids, legend, diff, *_facts(res, lang, palette), outputs]

@@ -254,6 +254,8 @@ class ExplorePanel(VerticalScroll, can_focus=False):
             label = self.tr(t(f"tui.x.experiment.{name}", lang))
             if EXPERIMENT_KEYS[name] in _BOUND:  # the app binds a key to the first four
                 label = f"{key_text(by_id(EXPERIMENT_KEYS[name]), ascii)} {label}"
+            else:
+                label = f"  {label}"  # aligned with the keyed ones
             self.query_one(f"#{_id(name)}", Checkbox).label = label
         self.query_one("#x-lens", Checkbox).label = (
             f"{key_text(by_id('x.lens'), ascii)} {self.tr(t('tui.x.field.lens', lang))}")
