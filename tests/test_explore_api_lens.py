@@ -122,7 +122,7 @@ def test_empty_rows_are_reported_per_api():
 
 def test_lens_names_and_parsing():
     assert LENS_NAMES == ("sdpa-bool", "sdpa-float", "mha-attn-mask", "mha-key-padding",
-                          "hf", "flash", "torch-is-causal")
+                          "hf", "flash", "torch-is-causal", "flex")
     assert parse_lens_names("all") == LENS_NAMES
     assert parse_lens_names("flash, hf") == ("hf", "flash")
     assert parse_lens_names(["sdpa-bool", "all"]) == LENS_NAMES

@@ -32,6 +32,8 @@ def _matrix(rows):
 
 
 def _cells(table):
+    """Per cell "allowed" or every blocking rule joined by "+" in the order
+    future, pad, window, chunk, document, tree (e.g. "future+chunk")."""
     return [[c.value for c in row] for row in table.cells]
 
 
@@ -52,6 +54,10 @@ def step_json(view: StepView, lang: str) -> dict:
         "query_positions": list(table.query_positions),
         "key_positions": list(table.key_positions),
         "key_is_pad": list(table.key_is_pad),
+        # The positions a rotary embedding uses: equal to the absolute ones
+        # except with packed documents (restart at 0) and draft trees (past + depth).
+        "query_position_ids": list(table.query_position_ids),
+        "key_position_ids": list(table.key_position_ids),
         "focus_rows": list(spec.focus_rows),
         "q": _matrix(result.q),
         "k": _matrix(result.k),

@@ -8,6 +8,8 @@ returns a frozen result holding the tables, weights and outputs to show.
 * `polarity_bug` - the True-means-attend table handed to an API that reads
   True as "blocked" (nn.MultiheadAttention): every cell inverted.
 * `causal_off`   - the same inputs without the causal rule.
+* window-off-by-one, positions-only, chunk-history: the mask patterns'
+  classic mistakes (explore.pattern_experiments).
 
 The leak probe and the offset bug are about a causal mask, so their
 "correct" table is the causal one even when the configuration has the rule
@@ -35,7 +37,8 @@ PROBE_VALUE = 9999.0
 #: What a leak probe may compare the correct mask with.
 BROKEN_MASKS = ("causal-off", "offset")
 #: All experiment names, e.g. for toggles.
-EXPERIMENTS = ("leak-probe", "offset-bug", "polarity-bug", "causal-off")
+EXPERIMENTS = ("leak-probe", "offset-bug", "polarity-bug", "causal-off",
+               "window-off-by-one", "positions-only", "chunk-history")
 
 Cells = tuple[tuple[int, int], ...]  # (query row, key position) pairs
 BoolTable = tuple[tuple[bool, ...], ...]
@@ -275,6 +278,7 @@ def causal_off(config: ExploreConfig) -> CausalOffResult:
 
 # --- by name, and as plain data -------------------------------------------------
 
+#: (and explore.pattern_experiments.TableMistake for the pattern experiments)
 ExperimentResult = LeakProbeResult | OffsetBugResult | PolarityBugResult | CausalOffResult
 
 
@@ -297,11 +301,14 @@ def parse_experiment_names(value: str | Sequence[str]) -> tuple[str, ...]:
 def run_experiment(name: str, config: ExploreConfig) -> ExperimentResult:
     """One experiment by name (EXPERIMENTS); the leak probe's broken mask is
     "causal-off" (use leak_probe(config, "offset") for the other)."""
+    from maskattn_tui.explore.pattern_experiments import PATTERN_EXPERIMENTS  # it imports this module
+
     runs = {
         "leak-probe": leak_probe,
         "offset-bug": offset_bug,
         "polarity-bug": polarity_bug,
         "causal-off": causal_off,
+        **PATTERN_EXPERIMENTS,
     }
     if name not in runs:
         raise MaskattnError(
@@ -356,3 +363,4 @@ def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> di
     for prop in extra:
         data[prop] = _plain(getattr(result, prop))
     return data
+

@@ -5,6 +5,11 @@
     pad = 1                   # PAD positions, 0..past + new
     pad_side = "left"         # "left" or "right"
     causal = true
+    window = 3                # optional: sliding window, W keys incl. self
+    chunk = 4                 # optional: chunked attention
+    prefix = 2                # optional: prefix-LM
+    documents = [3, 2, 3]     # optional: packed documents (sum = past + new)
+    tree = [-1, 0, 0, 1, 2]   # optional: draft tree, one parent per new token
     temperature = 1.0         # 0.1..10
     empty_row_policy = "zeros"  # error | nan | zeros | uniform
     seed = 0
@@ -30,28 +35,16 @@ from maskattn_tui.i18n import t
 
 from maskattn_tui.explore.config import FIELDS, ExploreConfig
 from maskattn_tui.explore.errors import ContextError, field_of
+from maskattn_tui.explore.fields import FIELDS as SCHEMA
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-#: Expected TOML type of each key (checked before the values are validated).
-KEY_TYPES = {
-    "past": "int",
-    "new": "int",
-    "pad": "int",
-    "seed": "int",
-    "temperature": "number",
-    "causal": "bool",
-    "pad_side": "text",
-    "empty_row_policy": "text",
-    "q": "matrix",
-    "k": "matrix",
-    "v": "matrix",
-    "v_override": "list",
-    "score_override": "list",
-}
+#: Expected TOML type of each key (checked before the values are validated),
+#: from the one schema (explore.fields).
+KEY_TYPES = {f.name: f.toml_type for f in SCHEMA}
 assert set(KEY_TYPES) == set(FIELDS)
 
 
@@ -64,6 +57,8 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, bool)
     if kind == "text":
         return isinstance(value, str)
+    if kind == "int_list":
+        return isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
     if kind == "matrix":
         return isinstance(value, list) and all(isinstance(row, list) for row in value)
     return isinstance(value, list)
@@ -138,6 +133,10 @@ def dumps_scenario(config: ExploreConfig) -> str:
         f"empty_row_policy = {_text(config.empty_row_policy)}",
         f"seed = {config.seed}",
     ]
+    for name in ("window", "chunk", "prefix", "documents", "tree"):  # patterns: only when on
+        value = getattr(config, name)
+        if value is not None:
+            lines.append(f"{name} = {_array(value) if isinstance(value, tuple) else value}")
     for name in ("q", "k", "v"):
         value = getattr(config, name)
         if value is not None:

@@ -50,9 +50,8 @@ def _rows_table(
     for j, pos in enumerate(view.table.key_positions):
         cell = cells[j]
         p = weights[j] if weights is not None else math.nan
-        reason = "" if cell.allowed else palette.t(
-            f"render.{'leak' if unmasked else 'blocked'}_reason.{cell.value}", lang
-        )
+        reason = "" if cell.allowed else palette.reason_text(
+            cell.value, lang, "leak" if unmasked else "blocked")
         table.add_row(
             Text(f"k{pos}"),
             Text(palette.cell_glyph(cell.value).center(2), style=palette.style(cell.value)),

@@ -22,7 +22,8 @@ from maskattn_tui.explore.experiments import (
     OffsetBugResult,
     PolarityBugResult,
 )
-from maskattn_tui.render.grid import fmt, visibility_table
+from maskattn_tui.explore.pattern_experiments import TableMistake
+from maskattn_tui.render.grid import fmt, legend_meanings, visibility_table
 from maskattn_tui.render.lens import cells_by_row, keys_text, rows_text, visibility_matrix
 from maskattn_tui.render.matrix import MARK
 from maskattn_tui.render.palette import Palette
@@ -55,9 +56,10 @@ def _grid(table: VisibilityTable, title: str, lang: str, palette: Palette, shown
                             row_labels=row_labels, title=title)
 
 
-def cell_legend(lang: str, palette: Palette, with_diff: bool = True) -> RenderableType:
+def cell_legend(lang: str, palette: Palette, with_diff: bool = True, tables: Sequence[VisibilityTable] = ()) -> RenderableType:
+    """The glyphs' meanings: causal/PAD always, and each pattern rule `tables` use."""
     text = Text()
-    for meaning in ("allowed", "future", "pad", "future+pad"):
+    for meaning in legend_meanings(*tables):
         text.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
         text.append(f" {palette.t('render.legend.' + meaning, lang)}  ")
     text.rstrip()
@@ -175,7 +177,7 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
         verdict.append(Text(palette.t("render.x.leak.verdict_no_leak", lang)))
     verdict.append(Text(palette.t("render.x.leak.verdict_changed", lang,
                                   rows=rows_text(table, res.changed_rows, lang, palette))))
-    return [probe, grids, cell_legend(lang, palette), outputs, *verdict]
+    return [probe, grids, cell_legend(lang, palette, tables=(res.correct, res.broken_table)), outputs, *verdict]
 
 
 def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[RenderableType]:
@@ -197,7 +199,7 @@ def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[Rende
         (palette.t("render.x.offset.correct", lang), res.correct_result.outputs),
         (palette.t("render.x.offset.wrong", lang), res.wrong_result.outputs),
     ], res.output_change, lang, palette)
-    return [grids, cell_legend(lang, palette), *lines, outputs]
+    return [grids, cell_legend(lang, palette, tables=(res.correct, res.wrong)), *lines, outputs]
 
 
 def _polarity_bug(res: PolarityBugResult, lang: str, palette: Palette) -> list[RenderableType]:
@@ -247,7 +249,7 @@ def _causal_off(res: CausalOffResult, lang: str, palette: Palette) -> list[Rende
         (palette.t("render.x.causal_off.output_on", lang), res.causal_result.outputs),
         (palette.t("render.x.causal_off.output_off", lang), res.off_result.outputs),
     ], res.output_change, lang, palette)
-    return [grids, cell_legend(lang, palette),
+    return [grids, cell_legend(lang, palette, tables=(res.causal, res.off)),
             Text(palette.t("render.x.causal_off.newly", lang, cells=newly), style=palette.style("warning")), outputs]
 
 
@@ -261,6 +263,11 @@ _VIEWS = {
 
 def experiment_view(name: str, result: ExperimentResult, lang: str, palette: Palette) -> RenderableType:
     """One experiment (`name` from explore.experiments.EXPERIMENTS) and its result."""
-    body = _VIEWS[type(result)](result, lang, palette)
+    if isinstance(result, TableMistake):
+        body = pattern_mistake_view(result, lang, palette)
+    else:
+        body = _VIEWS[type(result)](result, lang, palette)
     return Group(_head(name, lang, palette), *body)
 
+
+from maskattn_tui.render.pattern_experiments import pattern_mistake_view  # noqa: E402 - it imports _grid from here
