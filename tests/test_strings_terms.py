@@ -1,0 +1,24 @@
+"""Terms in the string files: one Chinese word for each idea, spaced alike."""
+
+import re
+
+from maskattn_tui.i18n import catalog
+
+
+def zh_texts():
+    return {key: texts["zh"] for key, texts in catalog().items() if "zh" in texts}
+
+
+def test_the_api_lens_has_one_chinese_name_everywhere():
+    # "透镜" reads like an optical lens; a Chinese ML reader says "API 视角".
+    texts = zh_texts()
+    assert not [k for k, v in texts.items() if "透镜" in v]
+    lens_keys = [k for k, v in catalog().items() if "API lens" in v["en"]]
+    assert lens_keys and all("API 视角" in texts[k] for k in lens_keys), lens_keys
+
+
+def test_ordinals_are_spaced_like_the_rest():
+    # "第 0 行", "第 {k} 步": a space between the number and the characters.
+    texts = zh_texts()
+    tight = {k: v for k, v in texts.items() if re.search(r"第\{|\}[行步列项]|位置\{", v)}
+    assert not tight, tight
