@@ -186,7 +186,10 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
             table, name, lang, api_table,
             api="transformers (attention_mask)", argument="attention_mask", dtype="int",
             shape=[1, cols], meaning=meaning, value=value,
-            empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_sdpa", "zeros", "checked")),
+            # eager: the softmax runs in float32; finfo(float64).min becomes
+            # -inf there, so only float64 gives NaN (checked, torch 2.13).
+            empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_eager_f64", "nan", "checked"),
+                             ("hf_sdpa", "zeros", "checked")),
         )
     if name == "flash":
         flag = table.causal
