@@ -28,8 +28,11 @@ from maskattn_tui.engine.visibility import Cell, VisibilityTable, row_number_tab
 from maskattn_tui.explore.config import ExploreConfig, apply_v
 from maskattn_tui.explore.view import evaluate
 
-#: Outputs closer than this count as unchanged.
-TOLERANCE = 1e-12
+#: Outputs closer than this, relative to the size of the values compared,
+#: count as unchanged. One float64 rounding step is 2.2e-16 of a value (1.8e-12
+#: near 9999); sums of up to 64 weighted values round by at most ~1e-14 of
+#: the largest one. 1e-9 leaves room and still sees any change a person could.
+TOLERANCE = 1e-9
 #: The tell-tale value of the leak probe (the chapter's 30 -> 9999).
 PROBE_VALUE = 9999.0
 #: What a leak probe may compare the correct mask with.
@@ -41,10 +44,13 @@ Cells = tuple[tuple[int, int], ...]  # (query row, key position) pairs
 BoolTable = tuple[tuple[bool, ...], ...]
 
 
-def row_delta(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
-    """Largest |a - b| over one output row. A refused row (None) equals only
-    a refused row; NaN equals only NaN (same policy, same answer); anything
-    else against None or NaN is infinitely different."""
+def row_delta(a: Sequence[float] | None, b: Sequence[float] | None, scale: float = 0.0) -> float:
+    """Largest |a - b| over one output row, or 0.0 when every difference is
+    rounding: at most TOLERANCE times the size of the values compared (the
+    larger of |x|, |y| and `scale`, the largest |V| the outputs average -
+    an output near 0 can be a sum of large terms). A refused row (None)
+    equals only a refused row; NaN equals only NaN (same policy, same
+    answer); anything else against None or NaN is infinitely different."""
     if a is None or b is None:
         return 0.0 if a is None and b is None else math.inf
     worst = 0.0
@@ -53,12 +59,18 @@ def row_delta(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
             if not (math.isnan(x) and math.isnan(y)):
                 return math.inf
             continue
-        worst = max(worst, abs(x - y))
+        if abs(x - y) > TOLERANCE * max(abs(x), abs(y), scale):
+            worst = max(worst, abs(x - y))
     return worst
 
 
-def _deltas(a: AttentionResult, b: AttentionResult) -> tuple[float, ...]:
-    return tuple(row_delta(x, y) for x, y in zip(a.outputs, b.outputs))
+def _scale(*matrices: Matrix) -> float:
+    """The largest |value| in the V matrices the outputs average."""
+    return max((abs(x) for m in matrices for row in m for x in row), default=0.0)
+
+
+def _deltas(a: AttentionResult, b: AttentionResult, scale: float = 0.0) -> tuple[float, ...]:
+    return tuple(row_delta(x, y, scale) for x, y in zip(a.outputs, b.outputs))
 
 
 def _cells(table: BoolTable) -> Cells:
@@ -149,6 +161,7 @@ def leak_probe(
     broken_before = evaluate(config, bad, v)
     broken_after = evaluate(config, bad, v_probe)
     guarded = tuple(r for r, row in enumerate(ok) if not any(row[j] for j in probe_keys))
+    scale = _scale(v, v_probe)
     return LeakProbeResult(
         broken=broken,
         value=float(value),
@@ -162,9 +175,9 @@ def leak_probe(
         broken_before=broken_before,
         broken_after=broken_after,
         guarded_rows=guarded,
-        correct_change=_deltas(correct_after, correct_before),
-        broken_change=_deltas(broken_after, broken_before),
-        broken_vs_correct=_deltas(broken_after, correct_after),
+        correct_change=_deltas(correct_after, correct_before, scale),
+        broken_change=_deltas(broken_after, broken_before, scale),
+        broken_vs_correct=_deltas(broken_after, correct_after, scale),
     )
 
 
@@ -203,7 +216,7 @@ def offset_bug(config: ExploreConfig) -> OffsetBugResult:
         exposed=_only_in(wrong.allowed, correct.allowed),
         correct_result=correct_result,
         wrong_result=wrong_result,
-        output_change=_deltas(wrong_result, correct_result),
+        output_change=_deltas(wrong_result, correct_result, _scale(config.inputs()[2])),
     )
 
 
@@ -241,7 +254,7 @@ def polarity_bug(config: ExploreConfig) -> PolarityBugResult:
         empty_rows=tuple(r for r, row in enumerate(effective) if not any(row)),
         correct_result=correct_result,
         inverted_result=inverted_result,
-        output_change=_deltas(inverted_result, correct_result),
+        output_change=_deltas(inverted_result, correct_result, _scale(config.inputs()[2])),
     )
 
 
@@ -269,7 +282,7 @@ def causal_off(config: ExploreConfig) -> CausalOffResult:
         newly_visible=_only_in(off.allowed, on.allowed),
         causal_result=causal_result,
         off_result=off_result,
-        output_change=_deltas(off_result, causal_result),
+        output_change=_deltas(off_result, causal_result, _scale(config.inputs()[2])),
     )
 
 
@@ -308,6 +321,40 @@ def run_experiment(name: str, config: ExploreConfig) -> ExperimentResult:
             "explore_experiment", field="experiment", value=name, choices=", ".join(EXPERIMENTS)
         )
     return runs[name](config)
+
+
+def _keys(positions: Sequence[int], lang: str) -> str:
+    return t("explore.list_sep", lang).join(f"k{p}" for p in positions)
+
+
+def nothing_to_show(result: ExperimentResult, lang: str = "en") -> str | None:
+    """One plain sentence when the experiment cannot show anything on this
+    configuration (so that no verdict claims a leak, a hidden history or a
+    change that is not there); None when it has something to show."""
+    prefix = "explore.experiment.nothing"
+    if isinstance(result, LeakProbeResult):
+        if not result.probe_keys:
+            return t(f"{prefix}.leak_no_future", lang)
+        table = result.correct
+        pad = {p for p, is_pad in zip(table.key_positions, table.key_is_pad) if is_pad}
+        if pad.issuperset(result.probe_keys):
+            return t(f"{prefix}.leak_all_pad", lang, keys=_keys(result.probe_keys, lang))
+        if all(result.v[j] == result.v_probe[j] for j in result.probe_keys):
+            return t(f"{prefix}.leak_same_v", lang, keys=_keys(result.probe_keys, lang),
+                     value=f"{result.value:g}")
+        return None
+    if isinstance(result, OffsetBugResult) and not result.differing_cells:
+        past = result.correct.query_positions[0]
+        if past == 0:
+            return t(f"{prefix}.offset_no_cache", lang)
+        # The keys the row numbers would hide from each row (r, past + r]: all PAD.
+        keys = sorted({k for r in range(len(result.correct.query_positions)) for k in range(r + 1, past + r + 1)})
+        return t(f"{prefix}.offset_all_pad", lang, keys=_keys(keys, lang))
+    if isinstance(result, CausalOffResult) and not result.newly_visible:
+        if len(result.causal.query_positions) == 1:
+            return t(f"{prefix}.causal_one_query", lang)
+        return t(f"{prefix}.causal_future_pad", lang)
+    return None
 
 
 def _plain(x: object) -> object:
@@ -355,4 +402,5 @@ def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> di
     }.get(type(result), ())
     for prop in extra:
         data[prop] = _plain(getattr(result, prop))
+    data["nothing_to_show"] = nothing_to_show(result, lang)
     return data
