@@ -190,10 +190,7 @@ def cmd_export(args, lang: str) -> int:
     frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
     export.check_targets(out, frames, args.force)
     drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore)
-    try:
-        export.write_all(out, drawn)
-    except OSError as exc:
-        raise export.ExportError("unwritable", path=exc.filename or out, reason=exc.strerror or exc) from None
+    export.write_all(out, drawn)  # ExportError (one line) if it cannot
     for path in drawn:
         sys.stdout.write(f"{path}\n")
     return 0
