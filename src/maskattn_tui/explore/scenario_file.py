@@ -92,9 +92,18 @@ def loads_scenario(text: str, file: str = "<scenario>") -> ExploreConfig:
         if not _type_ok(kind, value):
             raise MaskattnError(f"explore_file_type_{kind}", file=file, toml_key=key, value=value)
     try:
-        return ExploreConfig(**data)
+        config = ExploreConfig(**data)
     except MaskattnError as e:
         raise ContextError("explore_in_file", e, file=file, toml_key=field_of(e) or "?") from None
+    if "q" in data or "k" in data:  # explicit inputs: can their scores be computed?
+        from maskattn_tui.engine.matrices import scaled_scores
+
+        q, k, _ = config.inputs()
+        try:
+            scaled_scores(q, k)
+        except MaskattnError as e:
+            raise ContextError("explore_in_file", e, file=file, toml_key="q, k") from None
+    return config
 
 
 def load_scenario(path: str | os.PathLike) -> ExploreConfig:

@@ -72,6 +72,18 @@ def shown_value(config: ExploreConfig, name: str) -> str:
     return str(value)
 
 
+#: More digits than any field or index can hold (the seed's 0..4294967295 has 10);
+#: int() of more than 4,300 digits raises, and echoing them makes a 5 KB message.
+MAX_DIGITS = 12
+#: An echoed value is cut to this many characters.
+MAX_ECHO = 40
+
+
+def _echo(text: str) -> str:
+    """What the person typed, cut to a readable length for a message."""
+    return text if len(text) <= MAX_ECHO else f"{text[:MAX_ECHO // 2]}…{text[-(MAX_ECHO // 2 - 1):]}"
+
+
 def _parse(name: str, text: str) -> object:
     """The typed text as the field's type; `_ParseError` (carrying a
     Problem) when it is not one."""
@@ -79,13 +91,17 @@ def _parse(name: str, text: str) -> object:
     raw = text.strip()
     if kind == "int":
         if not re.fullmatch(r"[+-]?\d+", raw):
-            raise _ParseError(Problem("tui.x.err.whole", {"field": name, "value": text}))
+            raise _ParseError(Problem("tui.x.err.whole", {"field": name, "value": _echo(text)}))
+        if len(raw.lstrip("+-").lstrip("0")) > MAX_DIGITS:
+            raise _ParseError(Problem("tui.x.err.too_large", {"field": name, "value": _echo(raw)}))
         return int(raw)
     if kind == "number":
         try:
             value = float(raw)
         except ValueError:
-            raise _ParseError(Problem("tui.x.err.number", {"field": name, "value": text})) from None
+            raise _ParseError(Problem("tui.x.err.number", {"field": name, "value": _echo(text)})) from None
+        if not math.isfinite(value):
+            raise _ParseError(Problem("tui.x.err.number", {"field": name, "value": _echo(text)}))
         return value
     if kind == "bool":
         lowered = raw.lower()
@@ -93,7 +109,7 @@ def _parse(name: str, text: str) -> object:
             return True
         if lowered in ("off", "false", "no", "0"):
             return False
-        raise _ParseError(Problem("tui.x.err.bool", {"field": name, "value": text}))
+        raise _ParseError(Problem("tui.x.err.bool", {"field": name, "value": _echo(text)}))
     return raw
 
 
@@ -149,7 +165,7 @@ class ExploreSession:
             return self, replace(problem, params={**problem.params, "kept": shown_value(self.config, name)})
         if name in CHOICES and value not in CHOICES[name]:
             return self, Problem("tui.x.err.choice", {
-                "field": name, "value": value, "choices": ", ".join(CHOICES[name]),
+                "field": name, "value": _echo(str(value)), "choices": ", ".join(CHOICES[name]),
                 "kept": shown_value(self.config, name)})
         if name in ("past", "new"):
             return self._resize(name, value)  # type: ignore[arg-type]
@@ -212,7 +228,7 @@ class ExploreSession:
             return self.clear_overrides()
         match = _ASSIGN.match(stripped)
         if not match:
-            return self, Problem("tui.x.err.assign_syntax", {"value": text})
+            return self, Problem("tui.x.err.assign_syntax", {"value": _echo(text)})
         what, index, raw_value = match["what"].lower(), match["index"], match["value"]
         value_text = raw_value.lower()
         if value_text in ("probe", "tell-tale"):
@@ -221,33 +237,36 @@ class ExploreSession:
             try:
                 value = float(raw_value)
             except ValueError:
-                return self, Problem("tui.x.err.assign_value", {"value": raw_value})
+                return self, Problem("tui.x.err.assign_value", {"value": _echo(raw_value)})
             if not math.isfinite(value):
-                return self, Problem("tui.x.err.assign_value", {"value": raw_value})
+                return self, Problem("tui.x.err.assign_value", {"value": _echo(raw_value)})
         if what == "v":
             keys = self._v_keys(index)
             if keys is None:
-                return self, Problem("tui.x.err.assign_index", {"value": index, "hi": self.config.length - 1})
+                return self, Problem("tui.x.err.assign_index", {"value": _echo(index), "hi": self.config.length - 1})
             if not keys:
                 return self, Problem("tui.x.err.no_future", {})
             return self._with_config(v_override=(*self.config.v_override, *((k, value) for k in keys)))
         parts = [p.strip() for p in index.split(",")]
-        if len(parts) != 2 or not all(re.fullmatch(r"\d+", p) for p in parts):
-            return self, Problem("tui.x.err.assign_score_index", {"value": index})
+        if len(parts) != 2 or not all(re.fullmatch(r"\d{1,%d}" % MAX_DIGITS, p) for p in parts):
+            return self, Problem("tui.x.err.assign_score_index", {"value": _echo(index)})
         row, key = int(parts[0]), int(parts[1])
         return self.set_score(row, key, value)
 
     def _v_keys(self, index: str) -> tuple[int, ...] | None:
+        """The key positions of V[index]; None when it names none (a range
+        is checked against the keys before it is built: V[0-100000000])."""
         index = index.strip().lower()
         if index == "future":
             return self.config.future_keys
-        m = re.fullmatch(r"(\d+)\s*(?:-|\.\.|–)\s*(\d+)", index)
+        number = r"(\d{1,%d})" % MAX_DIGITS
+        m = re.fullmatch(number + r"\s*(?:-|\.\.|–)\s*" + number, index)
         if m:
             lo, hi = int(m[1]), int(m[2])
-            if lo > hi:
+            if lo > hi or hi >= self.config.length:
                 return None
             return tuple(range(lo, hi + 1))
-        if re.fullmatch(r"\d+", index):
+        if re.fullmatch(number, index):
             return (int(index),)
         return None
 
