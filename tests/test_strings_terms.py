@@ -22,3 +22,15 @@ def test_ordinals_are_spaced_like_the_rest():
     texts = zh_texts()
     tight = {k: v for k, v in texts.items() if re.search(r"第\{|\}[行步列项]|位置\{", v)}
     assert not tight, tight
+
+
+def test_the_empty_row_policy_is_named_in_chinese_in_the_condition_line():
+    # (the option value stays, so that a reader can type it: --empty-row uniform)
+    from maskattn_tui.explore import ExploreConfig
+    from maskattn_tui.explore.view import condition
+
+    names = {"error": "报错", "nan": "NaN", "zeros": "置零", "uniform": "均匀"}
+    for policy, word in names.items():
+        zh = condition(ExploreConfig(empty_row_policy=policy), "zh")
+        assert f"空行策略：{policy}（" in zh and word in zh.split("空行策略：")[1]
+        assert condition(ExploreConfig(empty_row_policy=policy), "en").endswith(f"empty rows: {policy}")

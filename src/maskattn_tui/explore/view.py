@@ -114,7 +114,8 @@ def condition(config: ExploreConfig, lang: str) -> str:
         pad=_pad_words(config, lang),
         rule=t("explore.rule.causal" if config.causal else "explore.rule.not_causal", lang),
         temperature=f"{config.temperature:g}",
-        policy=config.empty_row_policy,
+        # the option's value, named in the reader's language too
+        policy=t(f"explore.policy_name.{config.empty_row_policy}", lang),
     )
 
 
