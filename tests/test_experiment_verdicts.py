@@ -116,3 +116,12 @@ def test_causal_off_with_one_query_says_there_is_no_future():
     data = experiment_data("causal-off", res)
     assert "new = 1" in data["nothing_to_show"]
     assert "Newly visible" not in text_of("causal-off", res)
+
+
+def test_the_probe_line_lists_only_the_values_it_changes():
+    # V[2]=9999 typed first; the probe sets k1 and k2: only k1 changes.
+    res = leak_probe(ExploreConfig(past=0, new=3, v_override=((2, 9999.0),)))
+    assert res.probe_keys == (1, 2)
+    out = text_of("leak-probe", res)
+    probe_line = next(line for line in out.splitlines() if line.startswith("The probe"))
+    assert "k1:" in probe_line and "k2:" not in probe_line and "9999 → 9999" not in out

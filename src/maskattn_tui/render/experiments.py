@@ -131,7 +131,7 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
     changes.append(palette.t("explore.list_sep", lang).join(
         palette.t("render.x.leak.v_was", lang, pos=j, before=", ".join(short(x, palette) for x in res.v[j]),
                   after=", ".join(short(x, palette) for x in res.v_probe[j]))
-        for j in res.probe_keys), style=palette.style("number"))
+        for j in res.probe_keys if res.v[j] != res.v_probe[j]), style=palette.style("number"))
     probe.append_text(changes)
     grids = Columns([
         _grid(table, palette.t("render.x.leak.correct_table", lang), lang, palette),
