@@ -323,40 +323,6 @@ def run_experiment(name: str, config: ExploreConfig) -> ExperimentResult:
     return runs[name](config)
 
 
-def _keys(positions: Sequence[int], lang: str) -> str:
-    return t("explore.list_sep", lang).join(f"k{p}" for p in positions)
-
-
-def nothing_to_show(result: ExperimentResult, lang: str = "en") -> str | None:
-    """One plain sentence when the experiment cannot show anything on this
-    configuration (so that no verdict claims a leak, a hidden history or a
-    change that is not there); None when it has something to show."""
-    prefix = "explore.experiment.nothing"
-    if isinstance(result, LeakProbeResult):
-        if not result.probe_keys:
-            return t(f"{prefix}.leak_no_future", lang)
-        table = result.correct
-        pad = {p for p, is_pad in zip(table.key_positions, table.key_is_pad) if is_pad}
-        if pad.issuperset(result.probe_keys):
-            return t(f"{prefix}.leak_all_pad", lang, keys=_keys(result.probe_keys, lang))
-        if all(result.v[j] == result.v_probe[j] for j in result.probe_keys):
-            return t(f"{prefix}.leak_same_v", lang, keys=_keys(result.probe_keys, lang),
-                     value=f"{result.value:g}")
-        return None
-    if isinstance(result, OffsetBugResult) and not result.differing_cells:
-        past = result.correct.query_positions[0]
-        if past == 0:
-            return t(f"{prefix}.offset_no_cache", lang)
-        # The keys the row numbers would hide from each row (r, past + r]: all PAD.
-        keys = sorted({k for r in range(len(result.correct.query_positions)) for k in range(r + 1, past + r + 1)})
-        return t(f"{prefix}.offset_all_pad", lang, keys=_keys(keys, lang))
-    if isinstance(result, CausalOffResult) and not result.newly_visible:
-        if len(result.causal.query_positions) == 1:
-            return t(f"{prefix}.causal_one_query", lang)
-        return t(f"{prefix}.causal_future_pad", lang)
-    return None
-
-
 def _plain(x: object) -> object:
     """JSON-ready: tables as cells, NaN as None, infinities as text."""
     if isinstance(x, VisibilityTable):
@@ -402,5 +368,7 @@ def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> di
     }.get(type(result), ())
     for prop in extra:
         data[prop] = _plain(getattr(result, prop))
+    from maskattn_tui.explore.verdicts import nothing_to_show
+
     data["nothing_to_show"] = nothing_to_show(result, lang)
     return data

@@ -21,8 +21,8 @@ from maskattn_tui.explore.experiments import (
     LeakProbeResult,
     OffsetBugResult,
     PolarityBugResult,
-    nothing_to_show,
 )
+from maskattn_tui.explore.verdicts import nothing_to_show
 from maskattn_tui.render.grid import fmt, visibility_table
 from maskattn_tui.render.lens import cells_by_row, keys_text, rows_text, visibility_matrix
 from maskattn_tui.render.matrix import MARK
