@@ -164,6 +164,13 @@ def test_control_characters_in_an_echoed_value_are_escaped(value):
         assert not any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 for c in line), (argv, line)
 
 
+def test_a_long_echoed_list_is_cut_too(tmp_path):
+    path = tmp_path / "list.toml"
+    path.write_text("past = [" + ", ".join(["1"] * 3000) + "]\n")
+    line = one_error_line(run("print", "--scenario", str(path)))
+    assert len(line) < 400 and "'past' must be a whole number" in line and line.endswith("1])")
+
+
 def test_a_huge_echoed_value_is_cut_to_a_readable_length():
     for argv in (["print", "--past", "9" * 5000], ["--step", "7" * 5000], ["print", "--lens", "x" * 5000],
                  ["print", "--scenario", "d" * 5000 + ".toml"]):

@@ -15,6 +15,9 @@ from maskattn_tui.i18n import t
 #: An echoed value (a path, a number, an option's value) longer than this is
 #: cut in the middle: a 5,000-digit value must not make a 5 KB error line.
 MAX_VALUE = 60
+#: A whole error line longer than this keeps its start (what is wrong) and
+#: its end, cut in the middle (a list of 3,000 values echoed back).
+MAX_LINE = 300
 #: Control characters (C0, DEL, C1) and the bidi overrides that can reorder
 #: or hide what a terminal shows; the ESC of "\x1b[2J" would clear the screen.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -42,7 +45,11 @@ def clean_line(text: str, lang: str = "en") -> str:
         word = match[0]
         return word[:keep] + t("cli.cut", lang, count=len(word) - 2 * keep) + word[-keep:]
 
-    return _LONG.sub(cut, _CONTROL.sub(_escape, text))
+    line = _LONG.sub(cut, _CONTROL.sub(_escape, text))
+    if len(line) > MAX_LINE:
+        tail = MAX_LINE // 4
+        line = line[:MAX_LINE - tail] + t("cli.cut", lang, count=len(line) - MAX_LINE) + line[-tail:]
+    return line
 
 
 def can_encode(stream, sample: str = "✓中") -> bool:
