@@ -48,6 +48,37 @@ def test_issue_configuration_row_4_is_unchanged_as_torch_says():
     assert 4 not in experiment_data("leak-probe", res)["changed_rows"]
 
 
+def exact_output(scores, allowed, v, temperature):
+    """softmax(scores / T) x V over the allowed keys, in 60-digit decimals."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        s = [Decimal(x) / Decimal(str(temperature)) for x, ok in zip(scores, allowed) if ok]
+        vs = [Decimal(row[0]) for row, ok in zip(v, allowed) if ok]
+        top = max(s)
+        e = [(x - top).exp() for x in s]
+        return sum(a * b for a, b in zip(e, vs)) / sum(e)
+
+
+def test_real_changes_far_below_the_values_are_kept():
+    # Same configuration: rows 3 and 5 change by 2.6e-9 and 8.7e-10 (a key of
+    # weight ~1e-13 at T = 0.1), rows 4 and 6 by 1e-36 and 1e-30 - exactly,
+    # computed here in 60-digit decimals; float64 rounds the latter to one step.
+    from maskattn_tui.explore.view import scores_of
+
+    config = ExploreConfig(past=0, new=8, seed=11, temperature=0.1)
+    res = leak_probe(config)
+    scores, _ = scores_of(config)
+    exact = [float(exact_output(scores[r], res.broken_table.allowed[r], res.v_probe, 0.1)
+                   - exact_output(scores[r], res.correct.allowed[r], res.v_probe, 0.1)) for r in range(8)]
+    real = [r for r, d in enumerate(exact) if abs(d) > 1e-20]
+    assert real == [0, 1, 3, 5]
+    assert res.changed_rows == (0, 1, 3, 5)
+    for r in real:
+        assert res.broken_vs_correct[r] == pytest.approx(abs(exact[r]), rel=1e-2)
+
+
 # --- item 3: nothing to show -------------------------------------------------------
 
 

@@ -164,7 +164,7 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
     verdict: list[RenderableType] = []
     if res.correct_unchanged:
         verdict.append(Text(f"{palette.glyphs.allowed} " + palette.t("render.x.leak.verdict_ok", lang,
-                                                                      tol=f"{TOLERANCE:g}"),
+                                                                      tol=f"{TOLERANCE:.1e}"),
                             style=palette.style("header")))
     else:
         verdict.append(Text(f"{MARK} " + palette.t("render.x.leak.verdict_uniform", lang,
