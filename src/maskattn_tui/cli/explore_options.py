@@ -115,7 +115,7 @@ def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> 
 #: kind of the text expected -> message key (explore.json / explore_patterns.json)
 _EXPECTED = {"int": "explore_option_int", "number": "explore_option_number",
              "optional_int": "explore_option_optional_int", "lengths": "explore_option_list",
-             "parents": "explore_option_list"}
+             "parents": "explore_option_list", "too_large": "explore_option_too_large"}
 
 
 def _convert(field: str, raw: object) -> object:

@@ -102,6 +102,8 @@ def document(views: list[StepView], lang: str) -> dict:
     return {"schema": SCHEMA_VERSION, "steps": [step_json(v, lang) for v in views]}
 
 
-def dumps(doc: dict) -> str:
+def dumps(doc: dict, ascii: bool = False) -> str:
+    """`ascii`: every character outside ASCII as a JSON escape (for a stream
+    that cannot encode it; the document is the same)."""
     # allow_nan=False: if a NaN ever slipped through, fail loudly, not silently.
-    return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
+    return json.dumps(doc, ensure_ascii=ascii, indent=2, allow_nan=False)

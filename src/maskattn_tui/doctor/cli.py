@@ -51,7 +51,7 @@ def _numbers(lang: str, lo: int):
 
 
 def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
-    from maskattn_tui.cli.commands import _lang
+    from maskattn_tui.cli.parser import _lang
 
     def h(key: str, **params) -> str:
         return t(f"doctor.help.{key}", lang, **params)

@@ -289,7 +289,10 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -
         table, "hf", lang, api,
         api="transformers (attention_mask)", argument="attention_mask", dtype="int",
         shape=[1, cols], meaning=meaning, value=value, arguments=arguments, limits=_limits("hf", cannot, lang),
-        empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_sdpa", "zeros", "checked")),
+        # eager: the softmax runs in float32; finfo(float64).min becomes
+        # -inf there, so only float64 gives NaN (checked, torch 2.13).
+        empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_eager_f64", "nan", "checked"),
+                         ("hf_sdpa", "zeros", "checked")),
     )
 
 

@@ -130,6 +130,17 @@ class TextError(ValueError):
 
 OFF_WORDS = ("", "off", "none", "no")
 _WHOLE = re.compile(r"[+-]?\d+")
+#: More digits than any field or index can hold (the seed's 0..4294967295 has
+#: 10); int() of more than 4,300 digits raises.
+MAX_DIGITS = 12
+
+
+def _whole(field: Field, text: str, part: str, expected: str) -> int:
+    if not _WHOLE.fullmatch(part):
+        raise TextError(field, text, expected)
+    if len(part.lstrip("+-").lstrip("0")) > MAX_DIGITS:
+        raise TextError(field, text, "too_large")
+    return int(part)
 
 
 def parse_text(field: Field, text: str) -> object:
@@ -137,12 +148,10 @@ def parse_text(field: Field, text: str) -> object:
     raw = text.strip()
     kind = field.kind
     if kind == "int":
-        if not _WHOLE.fullmatch(raw):
-            raise TextError(field, text, "int")
-        return int(raw)
+        return _whole(field, text, raw, "int")
     if kind == "number":
         try:
-            return float(raw)
+            return float(raw)  # NaN and inf are refused by the range check, with their own message
         except ValueError:
             raise TextError(field, text, "number") from None
     if kind == "bool":
@@ -155,16 +164,14 @@ def parse_text(field: Field, text: str) -> object:
     if kind == "optional_int":
         if raw.lower() in OFF_WORDS:
             return None
-        if not _WHOLE.fullmatch(raw):
-            raise TextError(field, text, "optional_int")
-        return int(raw)
+        return _whole(field, text, raw, "optional_int")
     if kind in ("lengths", "parents"):
         if raw.lower() in OFF_WORDS:
             return None
         parts = [p.strip() for p in re.split(r"[,\s]+", raw) if p.strip()]
-        if not parts or not all(_WHOLE.fullmatch(p) for p in parts):
+        if not parts:
             raise TextError(field, text, kind)
-        return tuple(int(p) for p in parts)
+        return tuple(_whole(field, text, p, kind) for p in parts)
     return raw
 
 

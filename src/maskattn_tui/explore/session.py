@@ -67,7 +67,19 @@ def shown_value(config: ExploreConfig, name: str) -> str:
 #: kind of text expected -> the refusal's message key
 _EXPECTED = {"int": "tui.x.err.whole", "number": "tui.x.err.number", "bool": "tui.x.err.bool",
              "optional_int": "tui.x.err.optional_whole", "lengths": "tui.x.err.lengths",
-             "parents": "tui.x.err.parents"}
+             "parents": "tui.x.err.parents", "too_large": "tui.x.err.too_large"}
+
+
+#: More digits than any field or index can hold (the seed's 0..4294967295 has 10);
+#: int() of more than 4,300 digits raises, and echoing them makes a 5 KB message.
+MAX_DIGITS = 12
+#: An echoed value is cut to this many characters.
+MAX_ECHO = 40
+
+
+def _echo(text: str) -> str:
+    """What the person typed, cut to a readable length for a message."""
+    return text if len(text) <= MAX_ECHO else f"{text[:MAX_ECHO // 2]}…{text[-(MAX_ECHO // 2 - 1):]}"
 
 
 def _parse(name: str, text: str) -> object:
@@ -76,7 +88,7 @@ def _parse(name: str, text: str) -> object:
     try:
         return parse_text(BY_NAME[name], text)
     except TextError as e:
-        raise _ParseError(Problem(_EXPECTED[e.expected], {"field": name, "value": text})) from None
+        raise _ParseError(Problem(_EXPECTED[e.expected], {"field": name, "value": _echo(text)})) from None
 
 
 class _ParseError(Exception):
@@ -133,7 +145,7 @@ class ExploreSession:
             return self, replace(problem, params={**problem.params, "kept": shown_value(self.config, name)})
         if name in CHOICES and value not in CHOICES[name]:
             return self, Problem("tui.x.err.choice", {
-                "field": name, "value": value, "choices": ", ".join(CHOICES[name]),
+                "field": name, "value": _echo(str(value)), "choices": ", ".join(CHOICES[name]),
                 "kept": shown_value(self.config, name)})
         if name in ("past", "new"):
             return self._resize(name, value)  # type: ignore[arg-type]
@@ -205,7 +217,7 @@ class ExploreSession:
             return self.clear_overrides()
         match = _ASSIGN.match(stripped)
         if not match:
-            return self, Problem("tui.x.err.assign_syntax", {"value": text})
+            return self, Problem("tui.x.err.assign_syntax", {"value": _echo(text)})
         what, index, raw_value = match["what"].lower(), match["index"], match["value"]
         value_text = raw_value.lower()
         if value_text in ("probe", "tell-tale"):
@@ -214,13 +226,13 @@ class ExploreSession:
             try:
                 value = float(raw_value)
             except ValueError:
-                return self, Problem("tui.x.err.assign_value", {"value": raw_value})
+                return self, Problem("tui.x.err.assign_value", {"value": _echo(raw_value)})
             if not math.isfinite(value):
-                return self, Problem("tui.x.err.assign_value", {"value": raw_value})
+                return self, Problem("tui.x.err.assign_value", {"value": _echo(raw_value)})
         if what == "v":
             keys = self._v_keys(index)
             if keys is None:
-                return self, Problem("tui.x.err.assign_index", {"value": index, "hi": self.config.length - 1})
+                return self, Problem("tui.x.err.assign_index", {"value": _echo(index), "hi": self.config.length - 1})
             if not keys:
                 return self, Problem("tui.x.err.no_future", {})
             hi = self.config.length - 1
@@ -228,8 +240,8 @@ class ExploreSession:
                 return self, Problem("tui.x.err.assign_index", {"value": index, "hi": hi})
             return self._with_config(v_override=(*self.config.v_override, *((k, value) for k in keys)))
         parts = [p.strip() for p in index.split(",")]
-        if len(parts) != 2 or not all(re.fullmatch(r"\d+", p) for p in parts):
-            return self, Problem("tui.x.err.assign_score_index", {"value": index})
+        if len(parts) != 2 or not all(re.fullmatch(r"\d{1,%d}" % MAX_DIGITS, p) for p in parts):
+            return self, Problem("tui.x.err.assign_score_index", {"value": _echo(index)})
         row, key = int(parts[0]), int(parts[1])
         if row >= self.config.new or key >= self.config.length:
             return self, Problem("tui.x.err.assign_score_range", {
@@ -237,16 +249,19 @@ class ExploreSession:
         return self.set_score(row, key, value)
 
     def _v_keys(self, index: str) -> tuple[int, ...] | None:
+        """The key positions of V[index]; None when it names none (a range
+        is checked against the keys before it is built: V[0-100000000])."""
         index = index.strip().lower()
         if index == "future":
             return self.config.future_keys
-        m = re.fullmatch(r"(\d+)\s*(?:-|\.\.|–)\s*(\d+)", index)
+        number = r"(\d{1,%d})" % MAX_DIGITS
+        m = re.fullmatch(number + r"\s*(?:-|\.\.|–)\s*" + number, index)
         if m:
             lo, hi = int(m[1]), int(m[2])
-            if lo > hi:
+            if lo > hi or hi >= self.config.length:
                 return None
             return tuple(range(lo, hi + 1))
-        if re.fullmatch(r"\d+", index):
+        if re.fullmatch(number, index):
             return (int(index),)
         return None
 

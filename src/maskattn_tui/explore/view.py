@@ -143,7 +143,8 @@ def condition(config: ExploreConfig, lang: str) -> str:
         pad=_pad_words(config, lang),
         rule=_rule_words(config, lang),
         temperature=f"{config.temperature:g}",
-        policy=config.empty_row_policy,
+        # the option's value, named in the reader's language too
+        policy=t(f"explore.policy_name.{config.empty_row_policy}", lang),
     )
 
 

@@ -56,7 +56,7 @@ def _rows_table(
             Text(f"k{pos}"),
             Text(palette.cell_glyph(cell.value).center(2), style=palette.style(cell.value)),
             bar_text(p, width, palette, "bar" if cell.allowed else "bar.blocked"),
-            Text(fmt(p) if weights is not None else "—", style=palette.style("number")),
+            Text(fmt(p) if weights is not None else palette.tr("—"), style=palette.style("number")),
             *([Text(reason, style=palette.style("dim"))] if reasons else []),
         )
     if label:
