@@ -68,8 +68,9 @@ def formula(o: ExpectOptions) -> np.ndarray:
                 ok = True
             if o.window is not None:
                 ok = ok and p - o.window < k and (o.causal or k < p + o.window)
-            if o.chunk is not None:
-                ok = ok and k // o.chunk == p // o.chunk
+            if o.chunk is not None:  # counted from the first real token (HF chunked_overlay)
+                origin = o.pad if o.pad_side == "left" else 0
+                ok = ok and (k - origin) // o.chunk == (p - origin) // o.chunk
             if doc is not None:
                 ok = ok and doc[k] == doc[p]
             out[r, k] = ok and k not in pads
@@ -93,7 +94,7 @@ def random_options(rng: random.Random) -> ExpectOptions:
     elif kind == "tree":
         extra["tree"] = tuple(rng.randint(-1, i - 1) for i in range(new))
     return ExpectOptions(past=past, new=new, pad=rng.randint(0, keys), pad_side=rng.choice(["left", "right"]),
-                         causal=kind == "tree" or rng.random() < 0.8, **extra)
+                         causal=kind in ("tree", "window", "prefix") or rng.random() < 0.8, **extra)
 
 
 @pytest.mark.parametrize("seed", range(300))
