@@ -180,7 +180,11 @@ def as_options(values: dict) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize(("values", "reported"), ROUND_TRIPS, ids=lambda x: "-".join(map(str, x)) if isinstance(x, dict) else None)
+def trip_id(x: object) -> str | None:
+    return "-".join(f"{k}{v}" for k, v in x.items() if k in BY_NAME) if isinstance(x, dict) and "past" in x else ""
+
+
+@pytest.mark.parametrize(("values", "reported"), ROUND_TRIPS, ids=trip_id)
 def test_round_trip(tmp_path, capsys, values, reported):
     from maskattn_tui.cli import main
 

@@ -175,7 +175,7 @@ def _expect_options(shape: tuple[int, int], args):
 
 def _run_expect(mask, info, args, lang: str) -> int:
     from maskattn_tui.doctor import report
-    from maskattn_tui.doctor.expect import ExpectOptions, expect
+    from maskattn_tui.doctor.expect import expect
     from maskattn_tui.doctor.representation import Reading, classify
 
     rows, keys = mask.shape
