@@ -160,7 +160,8 @@ def test_expect_documents_and_tree(tmp_path, capsys):
     tree = np.array([[c == "1" for c in r] for r in "11110000/11111000/11110100/11111010/11110101".split("/")])
     np.save(tmp_path / "tree.npy", tree)
     assert main(["doctor", str(tmp_path / "tree.npy"), "--expect", "--tree=-1,0,0,1,2"]) == 0
-    assert main(["doctor", str(tmp_path / "tree.npy"), "--expect", "--tree", "R,0,0,1,1"]) == 1
+    assert main(["doctor", str(tmp_path / "tree.npy"), "--expect", "--tree", "-1,0,0,1,2"]) == 0
+    assert main(["doctor", str(tmp_path / "tree.npy"), "--expect", "--tree", "-1,0,0,1,1"]) == 1
 
 
 @pytest.mark.parametrize(("argv", "words"), [
@@ -174,7 +175,12 @@ def test_expect_documents_and_tree(tmp_path, capsys):
     (["--attention-mask", "1,1", "--past", "2"], "less than"),
     (["--attention-mask", "1,1", "--position-ids", "0,1,2"], "--position-ids has 3"),
     (["m.npy", "--expect", "--past", "2"], "describe 4x6"),
-    (["m.npy", "--expect", "--documents", "3,3"], "add up to the 7 keys"),
+    (["m.npy", "--expect", "--documents", "3,3"], "option --documents: documents: the lengths 3,3 sum to 6, but past + new = 7"),
+    (["m.npy", "--expect", "--window", "3", "--chunk", "2"], "option --chunk: window and chunk do not combine"),
+    (["m.npy", "--expect", "--window", "3", "--no-causal"], "option --window: window needs the causal rule"),
+    (["m.npy", "--expect", "--tree", "-1,0,3,0"], "option --tree: tree: the parent of draft node 2"),
+    (["m.npy", "--expect", "--new", "9"], "describe 9x9"),
+    (["--attention-mask", "1,1", "--past", "-1"], "option --past: past must be from 0"),
     (["m.npy", "--batch", "-1"], "at least 0"),
     (["m.npy", "--window", "x", "--expect"], "whole number"),
 ])

@@ -68,8 +68,9 @@ def formula(o: ExpectOptions) -> np.ndarray:
                 ok = True
             if o.window is not None:
                 ok = ok and p - o.window < k and (o.causal or k < p + o.window)
-            if o.chunk is not None:
-                ok = ok and k // o.chunk == p // o.chunk
+            if o.chunk is not None:  # counted from the first real token (HF chunked_overlay)
+                origin = o.pad if o.pad_side == "left" else 0
+                ok = ok and (k - origin) // o.chunk == (p - origin) // o.chunk
             if doc is not None:
                 ok = ok and doc[k] == doc[p]
             out[r, k] = ok and k not in pads
@@ -93,7 +94,7 @@ def random_options(rng: random.Random) -> ExpectOptions:
     elif kind == "tree":
         extra["tree"] = tuple(rng.randint(-1, i - 1) for i in range(new))
     return ExpectOptions(past=past, new=new, pad=rng.randint(0, keys), pad_side=rng.choice(["left", "right"]),
-                         causal=kind == "tree" or rng.random() < 0.8, **extra)
+                         causal=kind in ("tree", "window", "prefix") or rng.random() < 0.8, **extra)
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -138,18 +139,38 @@ def test_big_tables_need_no_explorer():
     assert (band == got[10:20]).all()
 
 
-@pytest.mark.parametrize(("options", "key"), [
-    (ExpectOptions(past=2, new=2, documents=(1, 2)), "doctor_documents_sum"),
-    (ExpectOptions(past=0, new=3, tree=(-1, 1, 0)), "doctor_tree_parent"),
-    (ExpectOptions(past=0, new=3, tree=(-1, 0)), "doctor_tree_length"),
-    (ExpectOptions(past=0, new=3, pad=4), "doctor_pad_range"),
-    (ExpectOptions(past=0, new=3, prefix=5), "doctor_prefix_range"),
-    (ExpectOptions(past=0, new=3, window=0), "doctor_positive"),
+@pytest.mark.parametrize(("values", "key"), [
+    (dict(past=2, new=2, documents=(1, 2)), "explore_documents_sum"),
+    (dict(past=0, new=3, tree=(-1, 1, 0)), "explore_tree_parent"),
+    (dict(past=0, new=3, tree=(-1, 0)), "explore_tree_length"),
+    (dict(past=0, new=3, pad=4), "explore_pad_range"),
+    (dict(past=0, new=3, prefix=5), "explore_range"),
+    (dict(past=0, new=3, window=0), "explore_range"),
 ])
-def test_bad_rules_are_refused(options, key):
+def test_bad_options_are_refused_as_the_explorer_refuses_them(values, key):
     with pytest.raises(MaskattnError) as err:
-        expected_allowed(options)
+        ExpectOptions(**values)
     assert err.value.key == key
+
+
+@pytest.mark.parametrize(("values", "key"), [
+    (dict(rows=2, keys=4, offset=2, documents=(1, 2)), "doctor_documents_sum"),
+    (dict(rows=3, keys=3, offset=0, tree=(-1, 1, 0)), "doctor_tree_parent"),
+    (dict(rows=3, keys=3, offset=0, pad=4), "doctor_pad_range"),
+    (dict(rows=3, keys=3, offset=0, window=0), "doctor_positive"),
+])
+def test_bad_rules_are_refused(values, key):
+    # the rules the inference builds keep their own checks
+    with pytest.raises(MaskattnError) as err:
+        Rule(**values)
+    assert err.value.key == key
+
+
+def test_a_bidirectional_window_for_the_inference():
+    # not causal: |p - k| < W (explore and --expect refuse it; the inference may report it)
+    got = Rule(rows=5, keys=5, offset=0, causal=False, window=2).table_rows(slice(None))
+    p, k = np.arange(5)[:, None], np.arange(5)[None, :]
+    assert (got == (abs(p - k) < 2)).all()
 
 
 @pytest.mark.parametrize("seed", range(200))

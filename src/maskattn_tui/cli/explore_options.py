@@ -26,6 +26,7 @@ nothing else is given)."""
 from __future__ import annotations
 
 import argparse
+import re
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -94,22 +95,43 @@ def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> 
     g = parser.add_argument_group(t("explore.help.group", lang), t("explore.help.group_description", lang))
     texts: dict[str, str] = {}
 
-    def add(option: str, dest: str, **kwargs) -> None:
-        def help_of() -> str:
-            if not texts:
-                texts.update(_help_texts(lang))
-            return texts[dest]
+    def help_of(dest: str) -> str:
+        if not texts:
+            texts.update(_help_texts(lang))
+        return texts[dest]
 
-        g.add_argument(option, dest=dest, default=argparse.SUPPRESS, action=_Option, help_of=help_of, **kwargs)
+    add_field_options(g, OPTION_FIELDS, help_of)
+    for option, dest, metavar in (("--scenario", SCENARIO_DEST, "FILE"), ("--lens", LENS_DEST, "NAME"),
+                                  ("--experiment", EXPERIMENT_DEST, "NAME")):
+        g.add_argument(option, dest=dest, default=argparse.SUPPRESS, action=_Option,
+                       help_of=lambda dest=dest: help_of(dest), metavar=metavar)
+    accept_dash_lists(parser)
 
-    for f in OPTION_FIELDS:
-        if f.const is not None:
-            add(f.flag, f.arg_dest, nargs=0, const=f.const)
-        else:
-            add(f.flag, f.arg_dest, metavar=f.metavar)
-    add("--scenario", SCENARIO_DEST, metavar="FILE")
-    add("--lens", LENS_DEST, metavar="NAME")
-    add("--experiment", EXPERIMENT_DEST, metavar="NAME")
+
+def add_field_options(group, fields, help_of, dest_of=lambda f: f.arg_dest) -> None:
+    """One option per field (a flag for a `const` field), stored as typed
+    under `dest_of(field)`, absent when not given; `help_of(dest)` is asked
+    for its help text only when --help is shown. Also used by the doctor's
+    --expect (with explore.fields.MASK_FIELDS)."""
+    for f in fields:
+        dest = dest_of(f)
+        kwargs = dict(nargs=0, const=f.const) if f.const is not None else dict(metavar=f.metavar)
+        group.add_argument(f.flag, dest=dest, default=argparse.SUPPRESS, action=_Option,
+                           help_of=lambda dest=dest: help_of(dest), **kwargs)
+
+
+#: What argparse takes for a negative number, widened to a list that starts
+#: with one: "--tree -1,0,0" (argparse alone would read -1,0,0 as an option).
+_DASH_LIST = re.compile(r"^-\d+([,\s]+[+-]?\d+)*[,\s]*$|^-\d*\.\d+$")
+
+
+def accept_dash_lists(parser: argparse.ArgumentParser) -> None:
+    """Let an option's value be a list starting with a negative number,
+    without `=`. argparse keeps this test in `_negative_number_matcher`
+    (Python 3.9-3.13); if a later argparse lacks it, `--tree=-1,0,0` still
+    works and tests/test_doctor_unify.py says so."""
+    if hasattr(parser, "_negative_number_matcher"):
+        parser._negative_number_matcher = _DASH_LIST
 
 
 #: kind of the text expected -> message key (explore.json / explore_patterns.json)
@@ -118,7 +140,9 @@ _EXPECTED = {"int": "explore_option_int", "number": "explore_option_number",
              "parents": "explore_option_list", "too_large": "explore_option_too_large"}
 
 
-def _convert(field: str, raw: object) -> object:
+def convert_option(field: str, raw: object) -> object:
+    """A typed option's text as the field's kind (not yet range-checked);
+    bad text raises MaskattnError naming the option."""
     f = BY_NAME[field]
     if f.const is not None or not isinstance(raw, str):
         return raw
@@ -128,6 +152,17 @@ def _convert(field: str, raw: object) -> object:
         return parse_text(f, raw)
     except TextError as e:
         raise MaskattnError(_EXPECTED[e.expected], option=f.flag, value=raw) from None
+
+
+def given_options(args: argparse.Namespace, fields, dest_of=lambda f: f.arg_dest) -> dict[str, object]:
+    """{field name: converted value} for each of `fields` given on the command line."""
+    return {f.name: convert_option(f.name, getattr(args, dest_of(f))) for f in fields if hasattr(args, dest_of(f))}
+
+
+def blame_option(error: MaskattnError, given: dict[str, object]) -> MaskattnError:
+    """`error` told as "option --X: ..." when its field was given as an option."""
+    field = field_of(error)
+    return ContextError("explore_in_option", error, option=BY_NAME[field].flag) if field in given else error
 
 
 def explore_requested(args: argparse.Namespace) -> bool:
@@ -154,14 +189,13 @@ def config_from_args(
     else:
         from maskattn_tui.explore.config import ExploreConfig
     config = load_scenario(scenario) if scenario else (base or ExploreConfig())
-    given = {field: getattr(args, dest) for field, (_, dest, _) in OPTIONS.items() if hasattr(args, dest)}
-    changes = {field: _convert(field, raw) for field, raw in given.items()}
+    given = given_options(args, OPTION_FIELDS)
     try:
-        return config.replace(**changes)
+        return config.replace(**given)
     except MaskattnError as e:
         field = field_of(e)
         if field in given:
-            raise ContextError("explore_in_option", e, option=OPTIONS[field][0]) from None
+            raise blame_option(e, given) from None
         if scenario:
             raise ContextError("explore_in_file", e, file=scenario, toml_key=field or "?") from None
         raise

@@ -5,7 +5,11 @@ light); `run` imports them.
     maskattn-tui doctor FILE [--json] [--lang zh|en] [--batch B] [--head H] [--polarity attend|blocked]
     maskattn-tui doctor --attention-mask 0,0,1,1,1 [--position-ids 0,1,2,3,4] [--past P]
     maskattn-tui doctor FILE --expect [--past P] [--new N] [--pad K] [--pad-side left|right]
-        [--no-causal] [--window W] [--chunk C] [--prefix P] [--documents L1,L2,...] [--tree=-1,0,0,...]
+        [--no-causal] [--window W] [--chunk C] [--prefix P] [--documents L1,L2,...] [--tree -1,0,0,...]
+
+The --expect options are explore's (explore.fields.MASK_FIELDS, with a saved
+mask's wider bounds): the same parse, ranges, combination checks and
+messages as `maskattn-tui --past ... --window ...`.
 
 Exit 0: diagnosed (whatever was found), or --expect and every cell
 matches; 1: --expect and some cell differs; 2: bad input (one line)."""
@@ -15,13 +19,19 @@ from __future__ import annotations
 import argparse
 import sys
 
+from maskattn_tui.cli.explore_options import accept_dash_lists, add_field_options, blame_option, given_options
 from maskattn_tui.errors import MaskattnError
+from maskattn_tui.explore.fields import MASK_FIELDS, shown_text
 from maskattn_tui.i18n import t
 
-#: Options that only --expect reads (destination -> option).
-EXPECT_ONLY = {"new": "--new", "pad": "--pad", "pad_side": "--pad-side", "no_causal": "--no-causal",
-               "window": "--window", "chunk": "--chunk", "prefix": "--prefix", "documents": "--documents",
-               "tree": "--tree"}
+#: The --expect options: explore's mask fields, stored as expect_<field>.
+EXPECT_FIELDS = MASK_FIELDS
+#: Their help (the doctor's: defaults come from the mask's shape).
+HELP_KEYS = {f.name: "no_causal" if f.name == "causal" else f.name for f in EXPECT_FIELDS}
+
+
+def _dest(field) -> str:
+    return f"expect_{field.name}"
 
 
 def _whole(lang: str, lo: int):
@@ -37,11 +47,11 @@ def _whole(lang: str, lo: int):
 
 
 def _numbers(lang: str, lo: int):
-    """A comma- or space-separated list of whole numbers >= lo ("R" = -1)."""
+    """A comma- or space-separated list of whole numbers >= lo."""
     def convert(value: str) -> tuple[int, ...]:
         parts = value.replace(",", " ").strip(" []").split()
         try:
-            numbers = tuple(-1 if p in ("R", "r") else int(p) for p in parts)
+            numbers = tuple(int(p) for p in parts)
         except ValueError:
             numbers = ()
         if not numbers or min(numbers) < lo:
@@ -65,18 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
     hf = parser.add_argument_group(h("hf_group"))
     hf.add_argument("--attention-mask", type=_numbers(lang, 0), metavar="0,0,1,...", help=h("attention_mask"))
     hf.add_argument("--position-ids", type=_numbers(lang, 0), metavar="0,1,2,...", help=h("position_ids"))
-    hf.add_argument("--past", type=_whole(lang, 0), metavar="P", help=h("past"))
     ex = parser.add_argument_group(h("expect_group"))
     ex.add_argument("--expect", action="store_true", help=h("expect"))
-    ex.add_argument("--new", type=_whole(lang, 1), metavar="N", help=h("new"))
-    ex.add_argument("--pad", type=_whole(lang, 0), metavar="K", help=h("pad"))
-    ex.add_argument("--pad-side", choices=("left", "right"), help=h("pad_side"))
-    ex.add_argument("--no-causal", action="store_true", help=h("no_causal"))
-    ex.add_argument("--window", type=_whole(lang, 1), metavar="W", help=h("window"))
-    ex.add_argument("--chunk", type=_whole(lang, 1), metavar="C", help=h("chunk"))
-    ex.add_argument("--prefix", type=_whole(lang, 0), metavar="P", help=h("prefix"))
-    ex.add_argument("--documents", type=_numbers(lang, 1), metavar="L1,L2,...", help=h("documents"))
-    ex.add_argument("--tree", type=_numbers(lang, -1), metavar="PARENTS", help=h("tree"))
+    add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), _dest)
+    accept_dash_lists(parser)
 
 
 def _check(args) -> None:
@@ -84,19 +86,24 @@ def _check(args) -> None:
         raise MaskattnError("doctor_both")
     if args.file is None and args.attention_mask is None:
         raise MaskattnError("doctor_neither")
+    past_given = hasattr(args, "expect_past")
     if args.attention_mask is None:
         if args.position_ids is not None:
             raise MaskattnError("doctor_needs_hf", option="--position-ids")
-        if args.past is not None and not args.expect:
+        if past_given and not args.expect:
             raise MaskattnError("doctor_needs_expect", option="--past")
     else:
         for dest, option in (("batch", "--batch"), ("head", "--head"), ("expect", "--expect")):
             if getattr(args, dest):
                 raise MaskattnError("doctor_not_with_hf", option=option)
     if not args.expect:
-        for dest, option in EXPECT_ONLY.items():
-            if getattr(args, dest) not in (None, False):
-                raise MaskattnError("doctor_needs_expect", option=option)
+        for f in EXPECT_FIELDS:
+            if f.name != "past" and hasattr(args, _dest(f)):
+                raise MaskattnError("doctor_needs_expect", option=f.flag)
+
+
+def _given(args, fields=EXPECT_FIELDS) -> dict[str, object]:
+    return given_options(args, fields, _dest)
 
 
 def _write(text: str) -> None:
@@ -125,7 +132,7 @@ def _run_hf(args, lang: str) -> int:
     from maskattn_tui.doctor.diagnose import diagnose
     from maskattn_tui.doctor.hf_pair import hf_pair
 
-    pair = hf_pair(list(args.attention_mask), args.position_ids, args.past)
+    pair = hf_pair(list(args.attention_mask), args.position_ids, _hf_past(args))
     diag = diagnose(pair.table, "attend", pair.info)
     if args.json:
         document = report.to_json(diag, pair.info, lang, pair.findings)
@@ -137,17 +144,42 @@ def _run_hf(args, lang: str) -> int:
     return 0
 
 
+def _hf_past(args) -> int | None:
+    """--past of a Hugging Face pair: the cache length, checked as --expect's."""
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    given = _given(args, [f for f in EXPECT_FIELDS if f.name == "past"])
+    if "past" not in given:
+        return None
+    try:
+        return ExpectOptions(past=given["past"], new=1).past
+    except MaskattnError as e:
+        raise blame_option(e, given) from None
+
+
+def _expect_options(shape: tuple[int, int], args):
+    """The --expect options given, over the mask's defaults: --new its rows,
+    --past its keys minus --new."""
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    rows, keys = shape
+    given = _given(args)
+    values = {"new": rows, **given}
+    if "past" not in values and isinstance(values["new"], int):
+        values["past"] = max(0, keys - values["new"])  # a mismatch is told as one of shape
+    try:
+        return ExpectOptions(**values)
+    except MaskattnError as e:
+        raise blame_option(e, given) from None
+
+
 def _run_expect(mask, info, args, lang: str) -> int:
     from maskattn_tui.doctor import report
-    from maskattn_tui.doctor.expect import ExpectOptions, expect
+    from maskattn_tui.doctor.expect import expect
     from maskattn_tui.doctor.representation import Reading, classify
 
     rows, keys = mask.shape
-    new = rows if args.new is None else args.new
-    past = keys - new if args.past is None else args.past
-    options = ExpectOptions(past=past, new=new, pad=args.pad or 0, pad_side=args.pad_side or "left",
-                            causal=not args.no_causal, window=args.window, chunk=args.chunk, prefix=args.prefix,
-                            documents=args.documents, tree=args.tree)
+    options = _expect_options((rows, keys), args)
     polarity = args.polarity or "attend"
     result = expect(mask, options, polarity, info.path)
     rep = classify(mask, info.path)
@@ -179,15 +211,12 @@ def _run_expect(mask, info, args, lang: str) -> int:
 
 
 def _described(options) -> str:
-    parts = [f"--past {options.past}", f"--new {options.new}"]
-    if options.pad:
-        parts.append(f"--pad {options.pad} --pad-side {options.pad_side}")
-    if not options.causal:
-        parts.append("--no-causal")
-    for name in ("window", "chunk", "prefix"):
-        if getattr(options, name) is not None:
-            parts.append(f"--{name} {getattr(options, name)}")
-    for name in ("documents", "tree"):
-        if getattr(options, name) is not None:
-            parts.append(f"--{name}=" + ",".join(map(str, getattr(options, name))))
+    """The options as a command line would give them (explore's flags):
+    past and new always, the others when not their defaults."""
+    parts = []
+    for f in EXPECT_FIELDS:
+        value = getattr(options, f.name)
+        if f.name not in ("past", "new") and (value == f.default or f.name == "pad_side" and not options.pad):
+            continue
+        parts.append(f.flag if f.const is not None else f"{f.flag} {shown_text(f, value)}")
     return " ".join(parts)

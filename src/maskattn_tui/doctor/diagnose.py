@@ -95,7 +95,7 @@ class Diagnosis:
     def documents(self) -> tuple[int, ...] | None:
         rule = self.fit.rule
         if rule.chunk is not None:
-            return chunk_lengths(rule.keys, rule.chunk)
+            return chunk_lengths(rule.keys, rule.chunk, rule.chunk_origin)
         return rule.documents
 
     @property
@@ -106,9 +106,11 @@ class Diagnosis:
         return [f.code for f in self.findings]
 
 
-def chunk_lengths(keys: int, chunk: int) -> tuple[int, ...]:
-    full, rest = divmod(keys, chunk)
-    return (chunk,) * full + ((rest,) if rest else ())
+def chunk_lengths(keys: int, chunk: int, origin: int = 0) -> tuple[int, ...]:
+    """Lengths of the runs of positions in one chunk; chunks start at
+    origin + m * chunk (doctor.rules: the first real token with left PAD)."""
+    edges = [0, *range(origin % chunk or chunk, keys, chunk), keys]
+    return tuple(b - a for a, b in zip(edges, edges[1:]))
 
 
 def _api(rep: Representation, polarity: str) -> str:

@@ -3,13 +3,16 @@ differs from it.
 
     expected_allowed(ExpectOptions(past=3, new=2, window=4))   # (new, past+new) bool
 
+ExpectOptions holds the mask fields of explore.fields (past, new, pad,
+pad_side, causal, window, chunk, prefix, documents, tree) and checks them as
+ExploreConfig does - the same ranges (a saved mask's wider ones for past,
+new, window and chunk: explore.fields.MASK_FIELDS), the same combination
+checks (explore.patterns.check_pattern), the same messages.
+
 Causal / PAD / past alone, up to the explorer's limits (32 + 32), come from
 `ExploreConfig(...).table().allowed`, the explorer's own rule; anything
-bigger, or with --window/--chunk/--prefix/--documents/--tree, from the
-vectorised rules in doctor.rules (HF conventions: window W = keys incl.
-self, ``p-W < k <= p``; chunk C: same chunk and causal; prefix P: ``k < P``
-or causal; documents: same document and causal; tree: committed keys,
-ancestors and self)."""
+bigger, or with a pattern, from the vectorised rules in doctor.rules, which
+equal engine.rules cell by cell (tests/test_doctor_unify.py)."""
 
 from __future__ import annotations
 
@@ -21,9 +24,13 @@ from maskattn_tui.doctor.compare import Comparison, compare
 from maskattn_tui.doctor.representation import Reading, classify
 from maskattn_tui.doctor.rules import Rule
 from maskattn_tui.errors import MaskattnError
+from maskattn_tui.explore.config import _simple  # the explorer's check of one simple field
+from maskattn_tui.explore.fields import BY_NAME, MASK_FIELDS
+from maskattn_tui.explore.patterns import check_pattern
 
-#: ExploreConfig's ranges (explore.config PAST_RANGE / NEW_RANGE).
-EXPLORE_MAX = 32
+#: ExploreConfig's ranges: within them the explorer's own table is used.
+EXPLORE_MAX = {name: BY_NAME[name].hi for name in ("past", "new")}
+_SIMPLE_KINDS = ("int", "bool", "choice", "optional_int")
 
 
 @dataclass(frozen=True)
@@ -39,11 +46,18 @@ class ExpectOptions:
     documents: tuple[int, ...] | None = None
     tree: tuple[int, ...] | None = None
 
+    def __post_init__(self) -> None:
+        """Raises MaskattnError (its `field` names the field) as ExploreConfig would."""
+        fields = {f.name: f for f in MASK_FIELDS}
+        set_ = object.__setattr__
+        for name in ("past", "new"):  # their bounds do not depend on the length
+            set_(self, name, _simple(fields[name], getattr(self, name), 0))
+        for f in MASK_FIELDS:
+            if f.kind in _SIMPLE_KINDS and f.name not in ("past", "new"):
+                set_(self, f.name, _simple(f, getattr(self, f.name), self.past + self.new))
+        check_pattern(self)
+
     def rule(self) -> Rule:
-        if self.past < 0 or self.new < 1:
-            raise MaskattnError("doctor_expect_sizes", past=self.past, new=self.new)
-        if self.pad_side not in ("left", "right"):
-            raise MaskattnError("doctor_pad_side", value=self.pad_side)
         return Rule(rows=self.new, keys=self.past + self.new, offset=self.past, causal=self.causal,
                     pad=self.pad, pad_side=self.pad_side, window=self.window, chunk=self.chunk,
                     prefix=self.prefix, documents=self.documents, tree=self.tree)
@@ -58,7 +72,7 @@ class ExpectOptions:
 
 def _explorer_can(options: ExpectOptions) -> bool:
     return (options.window is options.chunk is options.prefix is options.documents is options.tree is None
-            and options.past <= EXPLORE_MAX and 1 <= options.new <= EXPLORE_MAX)
+            and options.past <= EXPLORE_MAX["past"] and options.new <= EXPLORE_MAX["new"])
 
 
 def expected_allowed(options: ExpectOptions, rows: tuple[int, int] | None = None) -> np.ndarray:

@@ -12,7 +12,9 @@ How the statistics show each pattern (rows at position p = row + offset):
     right PAD k     the last k keys never visible
     window w        rows see [p-w+1, p]: the count saturates at w
     documents       the first visible key jumps to p at each new document
-    chunk c         documents of equal length c
+                    (with a window inside them: both)
+    chunk c         documents of length c, counted from the first real
+                    token with left PAD
     prefix P        rows before P see keys up to P-1, past their own position
     tree            rows are not one run: committed keys, ancestors, self"""
 
@@ -78,11 +80,23 @@ def document_lengths(stats: RowStats) -> tuple[int, ...] | None:
     return tuple(int(n) for n in np.diff(np.append(starts, stats.keys)))
 
 
-def _chunk(lengths: tuple[int, ...]) -> int | None:
-    first = lengths[0]
-    if all(n == first for n in lengths[:-1]) and lengths[-1] <= first:
-        return first
-    return None
+def windowed_document_lengths(stats: RowStats, offset: int) -> tuple[int, ...] | None:
+    """Document lengths under a window (whose own cut moves every row's first
+    key): a document starts at a row that sees no earlier key than itself."""
+    own = np.arange(stats.lo.size) + offset
+    starts = np.unique(np.concatenate(([0], own[~stats.empty & (stats.lo == own) & (own < stats.keys)])))
+    if starts.size < 2:
+        return None
+    return tuple(int(n) for n in np.diff(np.append(starts, stats.keys)))
+
+
+def _chunk(lengths: tuple[int, ...], origin: int) -> int | None:
+    """The chunk size: the gap between the first two document starts at or
+    after `origin` (chunks count from the first real token with left PAD);
+    the comparison then says whether chunks of that size fit."""
+    starts = np.cumsum((0, *lengths[:-1]))
+    after = starts[starts >= origin]
+    return int(after[1] - after[0]) if after.size >= 2 else None
 
 
 def _prefix(stats: RowStats, offset: int) -> int | None:
@@ -127,9 +141,13 @@ def candidates(stats: RowStats, reading: Reading, offset: int, causal: bool) -> 
         if window is not None:
             out.append(("window", padded.replace(window=window)))
         if documents is not None:
-            chunk = _chunk(documents)
-            out.append(("chunk", padded.replace(chunk=chunk)) if chunk is not None
-                       else ("documents", padded.replace(documents=documents)))
+            chunk = _chunk(documents, padded.chunk_origin)
+            if chunk is not None:  # listed first: on a tie chunks are the simpler reading
+                out.append(("chunk", padded.replace(chunk=chunk)))
+            out.append(("documents", padded.replace(documents=documents)))
+        windowed = windowed_document_lengths(stats, offset) if window is not None and window > 1 else None
+        if windowed is not None:  # a window inside packed documents
+            out.append(("documents", padded.replace(documents=windowed, window=window)))
     if causal and not stats.contiguous.all() and rows <= TREE_MAX and 0 <= offset and offset + rows <= keys:
         parents = tree_parents(reading, offset)
         out.extend(("tree", base.replace(pad=pad, pad_side=side, tree=parents)) for pad, side in pads)

@@ -8,8 +8,11 @@ The parts combine as in Hugging Face's masking_utils (and the explorer):
              tree:   committed keys k < offset, ancestors and self only
     prefix   OR  k < prefix            (a bidirectional prefix, then causal)
     window   AND p - window < k        (window = keys incl. self, HF's
-                                        sliding_window); not causal: |p-k| < window
-    chunk    AND k // chunk == p // chunk
+                                        sliding_window); not causal: |p-k| < window,
+                                        a bidirectional window the inference may
+                                        report but --expect refuses, as explore does
+    chunk    AND (k-o) // chunk == (p-o) // chunk, o = the first real token
+                                       with left PAD (HF's chunked_overlay)
     documents AND same document (lengths covering the keys)
     pad      AND k is not PAD (the first `pad` keys, or the last)
 
@@ -97,6 +100,11 @@ class Rule:
             table[i, i] = True
         return table
 
+    @property
+    def chunk_origin(self) -> int:
+        """Where chunks are counted from: the first real token (engine.rules)."""
+        return self.pad if self.pad_side == "left" else 0
+
     def _pad_keys(self) -> tuple[int, int]:
         """PAD keys as the range [start, stop)."""
         if self.pad_side == "left":
@@ -124,7 +132,8 @@ class Rule:
             if not self.causal:
                 allowed &= k < p + self.window
         if self.chunk is not None:
-            allowed &= (k // self.chunk) == (p // self.chunk)
+            o = self.chunk_origin
+            allowed &= ((k - o) // self.chunk) == ((p - o) // self.chunk)
         if self.documents is not None:
             allowed &= self._doc_of(k) == self._doc_of(p)
         if self.pad:
@@ -148,7 +157,8 @@ class Rule:
             if not self.causal:
                 hi = np.minimum(hi, p + self.window - 1)
         if self.chunk is not None:
-            start = (p // self.chunk) * self.chunk
+            o = self.chunk_origin
+            start = ((p - o) // self.chunk) * self.chunk + o
             lo, hi = np.maximum(lo, start), np.minimum(hi, start + self.chunk - 1)
         if self.documents is not None:
             doc = self._doc_of(p)

@@ -14,10 +14,14 @@ No Textual, Rich or configuration imports here: `--help` reads this module."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: Symbolic bound: past + new of the configuration being checked.
 LENGTH = "past+new"
+#: A saved mask's bound on positions and window / chunk sizes (doctor --expect):
+#: the explorer caps past and new at 32 for its pure-Python attention; a mask
+#: may have 16k positions, and a model's window (4096) may exceed the mask.
+MASK_MAX = 1 << 20
 
 #: kind -> scenario-file type (explore.scenario_file checks it before the values)
 TOML_TYPE = {
@@ -44,6 +48,10 @@ class Field:
     control: str | None = None
     #: string key of the --help text (default explore.help.<name>)
     help: str | None = None
+    #: a mask rule's field: the doctor's --expect takes it too (MASK_FIELDS)
+    mask: bool = False
+    #: upper bound for a saved mask when wider than `hi` (None: `hi`)
+    mask_hi: object = None
 
     @property
     def toml_type(self) -> str:
@@ -68,17 +76,20 @@ class Field:
 POLICIES = ("error", "nan", "zeros", "uniform")
 
 FIELDS: tuple[Field, ...] = (
-    Field("past", "int", 3, 0, 32, flag="--past", metavar="P", control="input"),
-    Field("new", "int", 2, 1, 32, flag="--new", metavar="N", control="input"),
-    Field("pad", "int", 0, 0, LENGTH, flag="--pad", metavar="K", control="input"),
+    Field("past", "int", 3, 0, 32, flag="--past", metavar="P", control="input", mask=True, mask_hi=MASK_MAX),
+    Field("new", "int", 2, 1, 32, flag="--new", metavar="N", control="input", mask=True, mask_hi=MASK_MAX),
+    Field("pad", "int", 0, 0, LENGTH, flag="--pad", metavar="K", control="input", mask=True),
     Field("pad_side", "choice", "left", choices=("left", "right"), flag="--pad-side",
-          metavar="left|right", control="select"),
-    Field("causal", "bool", True, flag="--no-causal", const=False, control="tick", help="explore.help.no_causal"),
-    Field("window", "optional_int", None, 1, 64, flag="--window", metavar="W", control="input"),
-    Field("chunk", "optional_int", None, 1, 64, flag="--chunk", metavar="C", control="input"),
-    Field("prefix", "optional_int", None, 0, LENGTH, flag="--prefix", metavar="P", control="input"),
-    Field("documents", "lengths", None, flag="--documents", metavar="L1,L2,...", control="input"),
-    Field("tree", "parents", None, flag="--tree", metavar="P0,P1,...", control="input"),
+          metavar="left|right", control="select", mask=True),
+    Field("causal", "bool", True, flag="--no-causal", const=False, control="tick", help="explore.help.no_causal",
+          mask=True),
+    Field("window", "optional_int", None, 1, 64, flag="--window", metavar="W", control="input",
+          mask=True, mask_hi=MASK_MAX),
+    Field("chunk", "optional_int", None, 1, 64, flag="--chunk", metavar="C", control="input",
+          mask=True, mask_hi=MASK_MAX),
+    Field("prefix", "optional_int", None, 0, LENGTH, flag="--prefix", metavar="P", control="input", mask=True),
+    Field("documents", "lengths", None, flag="--documents", metavar="L1,L2,...", control="input", mask=True),
+    Field("tree", "parents", None, flag="--tree", metavar="P0,P1,...", control="input", mask=True),
     Field("temperature", "number", 1.0, 0.1, 10.0, flag="--temperature", metavar="T", control="input"),
     Field("empty_row_policy", "choice", "error", choices=POLICIES, flag="--empty-row", metavar="POLICY",
           dest="explore_empty_row", control="select", help="explore.help.empty_row"),
@@ -94,6 +105,16 @@ NAMES = tuple(f.name for f in FIELDS)
 #: Fields a person can set from the command line / a panel control.
 OPTION_FIELDS = tuple(f for f in FIELDS if f.flag)
 PANEL_FIELDS = tuple(f for f in FIELDS if f.control)
+
+
+def for_masks(field: Field) -> Field:
+    """The field as a saved mask's check reads it: the same, with `mask_hi`."""
+    return field if field.mask_hi is None else replace(field, hi=field.mask_hi)
+
+
+#: The mask rules' fields (past, new, pad, pad_side, causal, window, chunk,
+#: prefix, documents, tree) with a saved mask's bounds: doctor --expect.
+MASK_FIELDS = tuple(for_masks(f) for f in FIELDS if f.mask)
 
 
 def bounds(field: Field, length: int | None = None) -> tuple[object, object]:
