@@ -48,10 +48,10 @@ def test_print_lens_all_on_an_f12_step(lang):
     assert r.returncode == 0, r.stderr
     w = WORDS[lang]
     assert w["lens"] in r.stdout
-    for n in range(1, 8):
+    for n in range(1, 9):
         assert f"\n{n}. " in r.stdout
     # step 1: three positions, no cache, no PAD: every API spells the same table
-    assert r.stdout.count(w["same"]) == 7
+    assert r.stdout.count(w["same"]) == 8
     # the lens comes after the bars
     assert r.stdout.index(w["lens"]) > r.stdout.index("0.0000")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -107,11 +108,39 @@ def test_what_each_api_returns_for_a_row_with_no_visible_key(example):
     mha = [("nan", "checked"), ("bias", "checked"), ("nan", "checked")]
     assert _empty(lens(example, "mha-attn-mask")) == mha
     assert _empty(lens(example, "mha-key-padding")) == mha
-    assert _empty(lens(example, "hf")) == [("uniform", "checked"), ("zeros", "checked")]
+    assert _empty(lens(example, "hf")) == [("uniform", "checked"), ("nan", "checked"), ("zeros", "checked")]
     assert _empty(lens(example, "flash")) == [("zeros", "doc")]
     assert "need_weights=True" in lens(example, "mha-attn-mask")["empty_row"][0]["path"]
     assert "out_proj.bias" in lens(example, "mha-attn-mask")["empty_row"][1]["text"]
     assert "finfo(dtype).min" in lens(example, "hf")["empty_row"][0]["text"]
+
+
+def _float32(x: float) -> float:
+    """x rounded to float32 as a C cast does (what torch's .to(float32) does)."""
+    import ctypes
+
+    return ctypes.c_float(x).value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hf_eager_empty_row_depends_on_the_dtype(example, lang):
+    # transformers' eager_attention_forward adds finfo(dtype).min and takes
+    # the softmax in float32. finfo(float64).min does not fit in float32: it
+    # becomes -inf, a row of -inf gives 0/0 = NaN; the other dtypes' minimum
+    # stays finite in float32, so a fully masked row is uniform.
+    import sys
+
+    assert math.isinf(_float32(-sys.float_info.max))           # finfo(float64).min
+    for finfo_min in (-3.4028234663852886e38, -65504.0, -3.3895313892515355e38):  # f32, f16, bf16
+        assert math.isfinite(_float32(finfo_min))
+    row = [-math.inf, -math.inf]
+    assert math.isnan(math.exp(row[0] - max(row)))             # softmax: exp(-inf - -inf) = NaN
+    eager = lens(example, "hf", lang)["empty_row"][:2]
+    uniform, f64 = eager
+    assert uniform["policy"] == "uniform" and "float64" not in uniform["path"]
+    assert all(name in uniform["path"] for name in ("float32", "float16", "bfloat16"))
+    assert f64["policy"] == "nan" and "float64" in f64["path"] and "NaN" in f64["text"]
+    assert "float32" in f64["text"]  # says why: the softmax runs in float32
 
 
 def test_empty_rows_are_reported_per_api():
@@ -122,7 +151,7 @@ def test_empty_rows_are_reported_per_api():
 
 def test_lens_names_and_parsing():
     assert LENS_NAMES == ("sdpa-bool", "sdpa-float", "mha-attn-mask", "mha-key-padding",
-                          "hf", "flash", "torch-is-causal")
+                          "hf", "flash", "torch-is-causal", "flex")
     assert parse_lens_names("all") == LENS_NAMES
     assert parse_lens_names("flash, hf") == ("hf", "flash")
     assert parse_lens_names(["sdpa-bool", "all"]) == LENS_NAMES

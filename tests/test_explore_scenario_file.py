@@ -23,10 +23,11 @@ def _configs():
     yield ExploreConfig()
     yield ExploreConfig(past=0, new=1, pad=1, pad_side="right", causal=False, temperature=0.1,
                         empty_row_policy="uniform", seed=2**32 - 1)
-    awkward = [0.1, -2.5e10, 1e-300, 1 / 3, -0.0, 123456789.123, 5e-324, 1.7976931348623157e308]
+    awkward = [0.1, -2.5e10, 1e-300, 1 / 3, -0.0, 123456789.123, 5e-324, 1.7976931348623157e307]
+    # (the largest float goes in V: in K its score q.k would be beyond the float range, refused on load)
     yield ExploreConfig(past=2, new=2, q=[[0.1, 1 / 3], [-0.0, 5]],
                         k=[[a, b] for a, b in zip(awkward[:4], awkward[4:])],
-                        v=[[1e-300, 2], [3, 4], [5, 6], [7, 8.5]])
+                        v=[[1e-300, 2], [3, 4], [5, 6], [7, 1.7976931348623157e308]])
     for _ in range(60):
         past, new = rng.randint(0, 32), rng.randint(1, 32)
         c = ExploreConfig(

@@ -113,8 +113,9 @@ def test_assignments(text, v, scores):
         ("V[4]=inf", "tui.x.err.assign_value"),
         ("V[x]=1", "tui.x.err.assign_index"),
         ("V[4-2]=1", "tui.x.err.assign_index"),
-        ("V[5]=1", "tui.x.err.refused"),  # past + new = 5 keys: 0..4
-        ("S[2,0]=1", "tui.x.err.refused"),  # new = 2 rows: 0..1
+        # told in the user's terms (V[5], S[2,0]), not as a v_override entry
+        ("V[5]=1", "tui.x.err.assign_index"),  # past + new = 5 keys: 0..4
+        ("S[2,0]=1", "tui.x.err.assign_score_range"),  # new = 2 rows: 0..1
         ("S[0]=1", "tui.x.err.assign_score_index"),
     ],
 )

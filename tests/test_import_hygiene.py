@@ -62,7 +62,7 @@ def test_f12_paths_do_not_load_the_explorer(argv):
 
 
 def test_the_lens_and_experiments_load_when_asked_for():
-    mods = modules_after_main(["print", "--step", "2", "--lens", "hf", "--experiment", "offset-bug"])
+    mods = modules_after_main(["print", "--lens", "hf", "--experiment", "offset-bug"])  # (--step with an experiment is refused)
     assert {"maskattn_tui.render.lens", "maskattn_tui.render.experiments",
             "maskattn_tui.explore.experiments"} <= mods
     assert "tomllib" not in mods

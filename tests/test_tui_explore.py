@@ -395,7 +395,8 @@ async def test_random_explore_keys_and_resizes_never_break(tmp_path, monkeypatch
     app = make_app(dwell=0.25)
     sessions: list[ExploreSession] = []
     async with app.run_test(size=(100, 30)) as pilot:
-        app.watch(app, "model", lambda m: sessions.append(m.session), init=False)
+        # (no session until explore mode is first asked for)
+        app.watch(app, "model", lambda m: m.session is not None and sessions.append(m.session), init=False)
         for _ in range(40):  # 40 bursts of 15 keys, a resize before each
             await pilot.resize_terminal(rng.randint(40, 200), rng.randint(12, 60))
             for _ in range(15):

@@ -8,138 +8,12 @@ import argparse
 import os
 import sys
 
-from maskattn_tui import __version__
+from maskattn_tui.cli.parser import STEPS, UsageError, build_parser, lang_in, refuse_contradictions, \
+    set_lang, settle_options
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.i18n import LANGS, lang_from_env, t
+from maskattn_tui.i18n import lang_from_env, t
 
-STEPS = 5
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """A bad command line: one line on stderr, exit 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but an error is one line (no usage dump) and exit 2; and a
-    sub-command's arguments are added by `arguments(parser)` when that
-    sub-command is parsed or its help shown, not for every command line."""
-
-    def __init__(self, *args, arguments=None, **kwargs) -> None:
-        self._arguments = arguments
-        super().__init__(*args, **kwargs)
-
-    def _add_arguments(self) -> None:
-        if self._arguments is not None:
-            add, self._arguments = self._arguments, None
-            add(self)
-
-    def parse_known_args(self, args=None, namespace=None):
-        self._add_arguments()
-        return super().parse_known_args(args, namespace)
-
-    def format_usage(self) -> str:
-        self._add_arguments()
-        return super().format_usage()
-
-    def format_help(self) -> str:
-        self._add_arguments()
-        return super().format_help()
-
-    def error(self, message: str):  # noqa: D401 - argparse API
-        raise UsageError(message)
-
-
-def _int_in(lo: int, hi: int, key: str, **extra):
-    def convert(value: str) -> int:
-        try:
-            number = int(value)
-        except ValueError:
-            number = None
-        if number is None or not lo <= number <= hi:
-            raise argparse.ArgumentTypeError(t(key, _ENV_LANG, value=value, **extra))
-        return number
-    return convert
-
-
-def _lang(value: str) -> str:
-    if value not in LANGS:
-        raise argparse.ArgumentTypeError(t("cli.bad_lang", _ENV_LANG, value=value))
-    return value
-
-
-def _dwell(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = float("nan")
-    if not 0.25 <= seconds <= 10:  # NaN fails this too
-        raise argparse.ArgumentTypeError(t("cli.bad_dwell", _ENV_LANG, value=value))
-    return seconds
-
-
-_ENV_LANG = lang_from_env()
-
-
-def _h(key: str) -> str:
-    return t(key, _ENV_LANG)
-
-
-def _add_common(p: argparse.ArgumentParser, step_help: str = "cli.help.step") -> None:
-    p.add_argument("--step", type=_int_in(1, STEPS, "cli.bad_step", steps=STEPS), help=_h(step_help))
-    p.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
-
-
-def _add_explore(p: argparse.ArgumentParser) -> None:
-    from maskattn_tui.cli.explore_options import add_explore_arguments
-
-    add_explore_arguments(p, _ENV_LANG)
-
-
-def build_parser() -> Parser:
-    parser = Parser(prog="maskattn-tui", description=_h("cli.description"), epilog=_h("cli.epilog"))
-    parser.add_argument("--version", action="version", version=f"maskattn-tui {__version__}",
-                        help=_h("cli.help.version"))
-    _add_common(parser)
-    parser.add_argument("--dwell", type=_dwell, default=2.0, help=_h("cli.help.dwell"))
-    parser.add_argument("--play", action="store_true", help=_h("cli.help.play"))
-    parser.add_argument("--exit-at-end", action="store_true", help=_h("cli.help.exit_at_end"))
-    parser.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
-    _add_explore(parser)
-    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export}", parser_class=Parser)
-    for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
-                            ("check", _check_arguments), ("export", _export_arguments)):
-        sub.add_parser(name, help=_h(f"cli.help.{name}"), description=_h(f"cli.help.{name}"), arguments=arguments)
-    return parser
-
-
-def _print_arguments(p_print: Parser) -> None:
-    _add_common(p_print)
-    p_print.add_argument("--all", action="store_true", help=_h("cli.help.all"))
-    p_print.add_argument("--width", type=_int_in(40, 1000, "cli.bad_width"), help=_h("cli.help.width"))
-    p_print.add_argument("--no-color", action="store_true", help=_h("cli.help.no_color"))
-    p_print.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
-    _add_explore(p_print)
-
-
-def _json_arguments(p_json: Parser) -> None:
-    _add_common(p_json, "cli.help.json_step")
-    _add_explore(p_json)
-
-
-def _check_arguments(p_check: Parser) -> None:
-    p_check.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
-    p_check.add_argument("--json", action="store_true", help=_h("cli.help.check_json"))
-
-
-def _export_arguments(p_export: Parser) -> None:
-    p_export.add_argument("--out", required=True, metavar="DIR", help=_h("cli.help.export_out"))
-    p_export.add_argument("--size", default="100x30", metavar="WxH", help=_h("cli.help.export_size"))
-    p_export.add_argument("--lang", type=_lang, help=_h("cli.help.lang"))
-    p_export.add_argument("--format", choices=("svg", "txt"), default="svg", help=_h("cli.help.export_format"))
-    p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
-    p_export.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
-    _add_explore(p_export)
 
 
 def ascii_wanted(flag: bool, environ=None, terminal: bool = True) -> bool:
@@ -215,26 +89,40 @@ def _views(args, lang: str) -> Shown:
     return Shown(figure, [build_view(s, len(steps)) for s in chosen], False, lens_names=lens_names)
 
 
-def cmd_print(args, lang: str) -> int:
+def _PipeConsole(**kwargs):
+    """A Rich Console whose closed pipe reaches main() (Rich's own handler
+    exits with status 1)."""
     from rich.console import Console
 
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return PipeConsole(**kwargs)
+
+
+def cmd_print(args, lang: str) -> int:
     from maskattn_tui.render.palette import default_palette
     from maskattn_tui.render.printout import print_steps
 
-    if args.all and args.step:
-        raise UsageError(t("cli.step_and_all", lang))
+    from maskattn_tui.cli.output import PrintFile, can_encode
+
     shown = _views(args, lang)
     no_color = args.no_color or "NO_COLOR" in os.environ
-    console = Console(width=args.width, no_color=no_color, highlight=False, emoji=False,
-                      soft_wrap=False)
+    ascii = ascii_wanted(args.ascii) or not can_encode(sys.stdout, "✓▏")
+    out = PrintFile(sys.stdout, ascii=ascii)
+    console = _PipeConsole(file=out, width=args.width, no_color=no_color, highlight=False, emoji=False,
+                           soft_wrap=False)
     if args.width is None and not console.is_terminal:
         console.width = 100
-    palette = default_palette(ascii=ascii_wanted(args.ascii), color=not no_color)
+    palette = default_palette(ascii=ascii, color=not no_color)
     notice = None
     if shown.default_config:
         notice = t("render.x.experiments.default_config", lang, past=shown.config.past, new=shown.config.new)
     print_steps(console, shown.figure, shown.views, lang, palette, with_sections=args.all or shown.explore,
                 lens_names=shown.lens_names, experiments=shown.experiments, notice=notice)
+    out.flush()
     return 0
 
 
@@ -254,13 +142,17 @@ def cmd_json(args, lang: str) -> int:
             from maskattn_tui.explore.experiments import experiment_data
 
             step["experiments"] = {name: experiment_data(name, result, lang) for name, result in shown.experiments}
-    sys.stdout.write(dumps(doc) + "\n")
+    from maskattn_tui.cli.output import can_encode
+
+    # A stream that cannot hold every character gets JSON's own escapes.
+    sys.stdout.write(dumps(doc, ascii=not can_encode(sys.stdout)) + "\n")
     return 0
 
 
 def cmd_check(args, lang: str) -> int:
     import json
 
+    from maskattn_tui.cli.output import can_encode
     from maskattn_tui.lesson.checks import run_checks
 
     results = run_checks()
@@ -270,7 +162,7 @@ def cmd_check(args, lang: str) -> int:
             "passed": passed, "total": len(results),
             "checks": [{"id": r.id, "passed": r.passed, "message": t(f"check.{r.id}", lang, **r.detail)}
                        for r in results],
-        }, ensure_ascii=False, indent=2) + "\n")
+        }, ensure_ascii=not can_encode(sys.stdout), indent=2) + "\n")
     else:
         for r in results:
             mark = t("check.pass" if r.passed else "check.fail", lang)
@@ -298,18 +190,35 @@ def cmd_export(args, lang: str) -> int:
     frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
     export.check_targets(out, frames, args.force)
     drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore)
-    try:
-        export.write_all(out, drawn)
-    except OSError as exc:
-        raise export.ExportError("unwritable", path=exc.filename or out, reason=exc.strerror or exc) from None
+    export.write_all(out, drawn)  # ExportError (one line) if it cannot
     for path in drawn:
         sys.stdout.write(f"{path}\n")
     return 0
 
 
+class CommandError(MaskattnError):
+    """A command that cannot run here: one line (data/strings/cli.json), exit 2."""
+
+    def message(self, lang: str) -> str:
+        return t(f"cli.{self.key}", lang, **self.params)
+
+
+def _on_a_terminal() -> bool:
+    """The app reads keys from stdin and draws on stderr (Textual's driver);
+    with any of the three streams redirected it would write escape codes into
+    a file or wait for keys that never come."""
+    streams = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
+    try:
+        return all(s is not None and s.isatty() for s in streams)
+    except (ValueError, OSError):  # a closed stream
+        return False
+
+
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
+    if getattr(args, "owns_process", False) and not _on_a_terminal():
+        raise CommandError("no_terminal")
     config = _explore_config(args)
     from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
@@ -326,9 +235,16 @@ def cmd_tui(args, lang: str) -> int:
     return app.return_code or 0
 
 
-COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export}
+def cmd_doctor(args, lang: str) -> int:
+    from maskattn_tui.doctor import cli as doctor_cli
+
+    return doctor_cli.run(args, lang)
+
+
+COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,
+            "doctor": cmd_doctor}
 #: Commands that write their output and exit: short, bounded runs.
-BATCH_COMMANDS = frozenset({"print", "json", "check"})
+BATCH_COMMANDS = frozenset({"print", "json", "check", "doctor"})
 
 
 def _pause_gc(pause: bool) -> None:
@@ -353,34 +269,50 @@ def _pause_gc(pause: bool) -> None:
         gc.enable()
 
 
+def _error_line(text: str, lang: str) -> None:
+    from maskattn_tui.cli.output import clean_line
+
+    sys.stderr.write(clean_line(text, lang) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    lang = _ENV_LANG
+    from maskattn_tui.cli.output import never_fail_on_characters, reader_left
+
     owns_process = argv is None
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    # --lang anywhere also sets the language of --help and of argparse's messages.
+    lang = env_lang = lang_in(arguments) or lang_from_env()
+    set_lang(lang)
     if owns_process:
         _pause_gc(True)
+        never_fail_on_characters()
     try:
-        args = build_parser().parse_args(argv)
-        lang = args.lang or _ENV_LANG
+        parser = build_parser()
+        args = parser.parse_args(arguments)
+        settle_options(args, parser)
+        lang = args.lang or env_lang
+        args.owns_process = owns_process
+        if args.command in ("print", "json"):
+            refuse_contradictions(args)
         if owns_process and args.command is None:
             args.gc_paused = True  # the app resumes it once its first screen is drawn
         elif owns_process and args.command not in BATCH_COMMANDS:
             _pause_gc(False)
-        return COMMANDS[args.command](args, lang)
+        code = COMMANDS[args.command](args, lang)
+        if owns_process:
+            sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
     except UsageError as exc:
         from maskattn_tui.cli.messages import argparse_message  # only when there is an error
 
-        sys.stderr.write(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang) + "\n")
+        _error_line(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang), lang)
         return EXIT_USAGE
     except MaskattnError as exc:
-        sys.stderr.write(t("cli.error", lang, message=exc.message(lang)) + "\n")
+        _error_line(t("cli.error", lang, message=exc.message(lang)), lang)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        sys.stderr.write(t("cli.interrupted", lang) + "\n")
+        _error_line(t("cli.interrupted", lang), lang)
         return 130
     except BrokenPipeError:
         # `maskattn-tui print --all | head`: the reader left; not an error.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 0
+        return reader_left()

@@ -5,9 +5,10 @@
     names = lenses_from_args(args)     # lens names, or None if --lens absent
     runs = experiments_from_args(args) # experiment names, or None
 
-Options: --past P --new N --pad K --pad-side left|right --no-causal
---temperature T --empty-row POLICY --seed S --scenario FILE --lens NAME
---experiment NAME.
+Options: one per field of explore.fields (--past P --new N --pad K
+--pad-side left|right --no-causal --window W --chunk C --prefix P
+--documents L1,L2,... --tree P0,P1,... --temperature T --empty-row POLICY
+--seed S), and --scenario FILE --lens NAME --experiment NAME.
 
 Every option defaults to argparse.SUPPRESS, so an option absent from the
 command line is absent from `args` - safe when the same options are added to
@@ -17,20 +18,21 @@ one line and exits 2). Options given on the command line override the
 values of a --scenario file (which must be valid on its own). --lens alone does not start explore mode: it
 applies to whatever table is shown.
 
-Destinations on `args`: explore_past, explore_new, explore_pad,
-explore_pad_side, explore_causal, explore_temperature, explore_empty_row,
-explore_seed, explore_scenario, explore_lens, explore_experiment. No
+Destinations on `args`: explore_<field> (explore_empty_row for the
+empty-row policy), explore_scenario, explore_lens, explore_experiment. No
 Textual or Rich here. --experiment starts explore mode (on the defaults if
 nothing else is given)."""
 
 from __future__ import annotations
 
 import argparse
+import re
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 
 from maskattn_tui.explore.errors import ContextError, field_of
+from maskattn_tui.explore.fields import BY_NAME, OPTION_FIELDS, TextError, help_params, parse_text
 
 TYPE_CHECKING = False  # not `from typing import ...`: --help would load typing for it
 if TYPE_CHECKING:
@@ -40,25 +42,15 @@ if TYPE_CHECKING:
 # are needed, not here: `print` and `json` of the F12 steps add these options
 # to their parsers but use none of them (tests/test_import_hygiene.py).
 
-#: config field -> (option, args destination, converter kind)
-OPTIONS = {
-    "past": ("--past", "explore_past", "int"),
-    "new": ("--new", "explore_new", "int"),
-    "pad": ("--pad", "explore_pad", "int"),
-    "pad_side": ("--pad-side", "explore_pad_side", "text"),
-    "causal": ("--no-causal", "explore_causal", "flag"),
-    "temperature": ("--temperature", "explore_temperature", "number"),
-    "empty_row_policy": ("--empty-row", "explore_empty_row", "text"),
-    "seed": ("--seed", "explore_seed", "int"),
-}
+#: config field -> (option, args destination, kind): derived from explore.fields
+OPTIONS = {f.name: (f.flag, f.arg_dest, "flag" if f.const is not None else f.kind) for f in OPTION_FIELDS}
 SCENARIO_DEST = "explore_scenario"
 LENS_DEST = "explore_lens"
 EXPERIMENT_DEST = "explore_experiment"
 
 
-#: The metavar of --pad-side, spelled out so that adding the options needs
-#: no configuration module ("|".join(config.PAD_SIDES); a test checks).
-PAD_SIDE_METAVAR = "left|right"
+#: The metavar of --pad-side (from the schema; a test checks it names the sides).
+PAD_SIDE_METAVAR = BY_NAME["pad_side"].metavar
 
 
 class _Option(argparse.Action):
@@ -88,28 +80,14 @@ class _Option(argparse.Action):
 
 def _help_texts(lang: str) -> dict[str, str]:
     """Every option's help text (by destination), in `lang`."""
-    from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
-
     from maskattn_tui.explore.api_lens import ALL, LENS_NAMES
-    from maskattn_tui.explore.config import NEW_RANGE, PAST_RANGE, SEED_RANGE, TEMPERATURE_RANGE, ExploreConfig
     from maskattn_tui.explore.experiments import EXPERIMENTS
 
-    d = ExploreConfig()
-    return {
-        "explore_past": t("explore.help.past", lang, lo=PAST_RANGE[0], hi=PAST_RANGE[1], default=d.past),
-        "explore_new": t("explore.help.new", lang, lo=NEW_RANGE[0], hi=NEW_RANGE[1], default=d.new),
-        "explore_pad": t("explore.help.pad", lang, default=d.pad),
-        "explore_pad_side": t("explore.help.pad_side", lang, default=d.pad_side),
-        "explore_causal": t("explore.help.no_causal", lang),
-        "explore_temperature": t("explore.help.temperature", lang, lo=f"{TEMPERATURE_RANGE[0]:g}",
-                                 hi=f"{TEMPERATURE_RANGE[1]:g}", default=f"{d.temperature:g}"),
-        "explore_empty_row": t("explore.help.empty_row", lang, choices=", ".join(EMPTY_ROW_POLICIES),
-                               default=d.empty_row_policy),
-        "explore_seed": t("explore.help.seed", lang, lo=SEED_RANGE[0], hi=SEED_RANGE[1], default=d.seed),
-        SCENARIO_DEST: t("explore.help.scenario", lang),
-        LENS_DEST: t("explore.help.lens", lang, choices=", ".join((*LENS_NAMES, ALL))),
-        EXPERIMENT_DEST: t("explore.help.experiment", lang, choices=", ".join((*EXPERIMENTS, ALL))),
-    }
+    texts = {f.arg_dest: t(f.help_key, lang, **help_params(f)) for f in OPTION_FIELDS}
+    texts[SCENARIO_DEST] = t("explore.help.scenario", lang)
+    texts[LENS_DEST] = t("explore.help.lens", lang, choices=", ".join((*LENS_NAMES, ALL)))
+    texts[EXPERIMENT_DEST] = t("explore.help.experiment", lang, choices=", ".join((*EXPERIMENTS, ALL)))
+    return texts
 
 
 def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> None:
@@ -117,43 +95,74 @@ def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> 
     g = parser.add_argument_group(t("explore.help.group", lang), t("explore.help.group_description", lang))
     texts: dict[str, str] = {}
 
-    def add(option: str, dest: str, **kwargs) -> None:
-        def help_of() -> str:
-            if not texts:
-                texts.update(_help_texts(lang))
-            return texts[dest]
+    def help_of(dest: str) -> str:
+        if not texts:
+            texts.update(_help_texts(lang))
+        return texts[dest]
 
-        g.add_argument(option, dest=dest, default=argparse.SUPPRESS, action=_Option, help_of=help_of, **kwargs)
-
-    add("--past", "explore_past", metavar="P")
-    add("--new", "explore_new", metavar="N")
-    add("--pad", "explore_pad", metavar="K")
-    add("--pad-side", "explore_pad_side", metavar=PAD_SIDE_METAVAR)
-    add("--no-causal", "explore_causal", nargs=0, const=False)
-    add("--temperature", "explore_temperature", metavar="T")
-    add("--empty-row", "explore_empty_row", metavar="POLICY")
-    add("--seed", "explore_seed", metavar="S")
-    add("--scenario", SCENARIO_DEST, metavar="FILE")
-    add("--lens", LENS_DEST, metavar="NAME")
-    add("--experiment", EXPERIMENT_DEST, metavar="NAME")
+    add_field_options(g, OPTION_FIELDS, help_of)
+    for option, dest, metavar in (("--scenario", SCENARIO_DEST, "FILE"), ("--lens", LENS_DEST, "NAME"),
+                                  ("--experiment", EXPERIMENT_DEST, "NAME")):
+        g.add_argument(option, dest=dest, default=argparse.SUPPRESS, action=_Option,
+                       help_of=lambda dest=dest: help_of(dest), metavar=metavar)
+    accept_dash_lists(parser)
 
 
-def _convert(field: str, raw: object) -> object:
-    option, _, kind = OPTIONS[field]
-    if kind == "flag" or not isinstance(raw, str):
+def add_field_options(group, fields, help_of, dest_of=lambda f: f.arg_dest) -> None:
+    """One option per field (a flag for a `const` field), stored as typed
+    under `dest_of(field)`, absent when not given; `help_of(dest)` is asked
+    for its help text only when --help is shown. Also used by the doctor's
+    --expect (with explore.fields.MASK_FIELDS)."""
+    for f in fields:
+        dest = dest_of(f)
+        kwargs = dict(nargs=0, const=f.const) if f.const is not None else dict(metavar=f.metavar)
+        group.add_argument(f.flag, dest=dest, default=argparse.SUPPRESS, action=_Option,
+                           help_of=lambda dest=dest: help_of(dest), **kwargs)
+
+
+#: What argparse takes for a negative number, widened to a list that starts
+#: with one: "--tree -1,0,0" (argparse alone would read -1,0,0 as an option).
+_DASH_LIST = re.compile(r"^-\d+([,\s]+[+-]?\d+)*[,\s]*$|^-\d*\.\d+$")
+
+
+def accept_dash_lists(parser: argparse.ArgumentParser) -> None:
+    """Let an option's value be a list starting with a negative number,
+    without `=`. argparse keeps this test in `_negative_number_matcher`
+    (Python 3.9-3.13); if a later argparse lacks it, `--tree=-1,0,0` still
+    works and tests/test_doctor_unify.py says so."""
+    if hasattr(parser, "_negative_number_matcher"):
+        parser._negative_number_matcher = _DASH_LIST
+
+
+#: kind of the text expected -> message key (explore.json / explore_patterns.json)
+_EXPECTED = {"int": "explore_option_int", "number": "explore_option_number",
+             "optional_int": "explore_option_optional_int", "lengths": "explore_option_list",
+             "parents": "explore_option_list", "too_large": "explore_option_too_large"}
+
+
+def convert_option(field: str, raw: object) -> object:
+    """A typed option's text as the field's kind (not yet range-checked);
+    bad text raises MaskattnError naming the option."""
+    f = BY_NAME[field]
+    if f.const is not None or not isinstance(raw, str):
         return raw
-    text = raw.strip()
-    if kind == "int":
-        try:
-            return int(text)
-        except ValueError:
-            raise MaskattnError("explore_option_int", option=option, value=raw) from None
-    if kind == "number":
-        try:
-            return float(text)
-        except ValueError:
-            raise MaskattnError("explore_option_number", option=option, value=raw) from None
-    return text
+    if f.kind == "choice":
+        return raw.strip()
+    try:
+        return parse_text(f, raw)
+    except TextError as e:
+        raise MaskattnError(_EXPECTED[e.expected], option=f.flag, value=raw) from None
+
+
+def given_options(args: argparse.Namespace, fields, dest_of=lambda f: f.arg_dest) -> dict[str, object]:
+    """{field name: converted value} for each of `fields` given on the command line."""
+    return {f.name: convert_option(f.name, getattr(args, dest_of(f))) for f in fields if hasattr(args, dest_of(f))}
+
+
+def blame_option(error: MaskattnError, given: dict[str, object]) -> MaskattnError:
+    """`error` told as "option --X: ..." when its field was given as an option."""
+    field = field_of(error)
+    return ContextError("explore_in_option", error, option=BY_NAME[field].flag) if field in given else error
 
 
 def explore_requested(args: argparse.Namespace) -> bool:
@@ -180,14 +189,13 @@ def config_from_args(
     else:
         from maskattn_tui.explore.config import ExploreConfig
     config = load_scenario(scenario) if scenario else (base or ExploreConfig())
-    given = {field: getattr(args, dest) for field, (_, dest, _) in OPTIONS.items() if hasattr(args, dest)}
-    changes = {field: _convert(field, raw) for field, raw in given.items()}
+    given = given_options(args, OPTION_FIELDS)
     try:
-        return config.replace(**changes)
+        return config.replace(**given)
     except MaskattnError as e:
         field = field_of(e)
         if field in given:
-            raise ContextError("explore_in_option", e, option=OPTIONS[field][0]) from None
+            raise blame_option(e, given) from None
         if scenario:
             raise ContextError("explore_in_file", e, file=scenario, toml_key=field or "?") from None
         raise

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.safe_write import remove_quietly, write_temp
 
 FORMATS = ("svg", "txt")
 DEFAULT_SIZE = "100x30"
@@ -73,8 +74,15 @@ def plan(out: Path, lang: str, fmt: str, steps: int, explore: bool) -> list[Fram
 
 def check_targets(out: Path, frames: list[Frame], force: bool) -> None:
     """Refuse before writing anything: a missing parent, a folder that is a
-    file or cannot be written, a target that exists (without --force) or is
-    a folder."""
+    file or cannot be written, a target that exists (a dangling symlink
+    too; without --force) or is a folder, a name the system refuses."""
+    try:
+        _check_targets(out, frames, force)
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise ExportError("unwritable", path=exc.filename or out, reason=exc.strerror or exc) from None
+
+
+def _check_targets(out: Path, frames: list[Frame], force: bool) -> None:
     if out.exists():
         if not out.is_dir():
             raise ExportError("not_a_folder", path=out)
@@ -95,7 +103,7 @@ def check_targets(out: Path, frames: list[Frame], force: bool) -> None:
     for frame in frames:
         if frame.path.is_dir():
             raise ExportError("target_is_folder", path=frame.path)
-    existing = [f.path for f in frames if f.path.exists()]
+    existing = [f.path for f in frames if os.path.lexists(f.path)]
     if existing and not force:
         raise ExportError("exists", path=existing[0], count=len(existing))
 
@@ -151,17 +159,30 @@ def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str,
 
 
 def write_all(out: Path, drawn: dict[Path, str]) -> None:
-    """Write every file atomically (a temporary file, then a rename)."""
-    out.mkdir(exist_ok=True)
-    for path, content in drawn.items():
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """Write the set so that a failure leaves the old one whole: every file
+    to a temporary file beside it first (new files get the umask's mode),
+    then the renames. A failure while writing replaces nothing; a failure
+    among the renames (rare: they do not allocate) says which were replaced."""
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ExportError("unwritable", path=exc.filename or out, reason=exc.strerror or exc) from None
+    temps: dict[Path, str] = {}
+    try:
+        for path, content in drawn.items():
+            temps[path] = write_temp(path, content)
+    except OSError as exc:
+        for tmp in temps.values():
+            remove_quietly(tmp)
+        raise ExportError("unwritable_kept", path=exc.filename or out, reason=exc.strerror or exc) from None
+    replaced: list[Path] = []
+    for path, tmp in temps.items():
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(content)
             os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        except OSError as exc:
+            for left in list(temps.values())[len(replaced):]:
+                remove_quietly(left)
+            raise ExportError("partly_written", path=path, reason=exc.strerror or exc,
+                              written=", ".join(p.name for p in replaced) or "-",
+                              kept=", ".join(p.name for p in list(temps)[len(replaced):])) from None
+        replaced.append(path)

@@ -32,6 +32,8 @@ def _matrix(rows):
 
 
 def _cells(table):
+    """Per cell "allowed" or every blocking rule joined by "+" in the order
+    future, pad, window, chunk, document, tree (e.g. "future+chunk")."""
     return [[c.value for c in row] for row in table.cells]
 
 
@@ -52,6 +54,10 @@ def step_json(view: StepView, lang: str) -> dict:
         "query_positions": list(table.query_positions),
         "key_positions": list(table.key_positions),
         "key_is_pad": list(table.key_is_pad),
+        # The positions a rotary embedding uses: equal to the absolute ones
+        # except with packed documents (restart at 0) and draft trees (past + depth).
+        "query_position_ids": list(table.query_position_ids),
+        "key_position_ids": list(table.key_position_ids),
         "focus_rows": list(spec.focus_rows),
         "q": _matrix(result.q),
         "k": _matrix(result.k),
@@ -96,6 +102,8 @@ def document(views: list[StepView], lang: str) -> dict:
     return {"schema": SCHEMA_VERSION, "steps": [step_json(v, lang) for v in views]}
 
 
-def dumps(doc: dict) -> str:
+def dumps(doc: dict, ascii: bool = False) -> str:
+    """`ascii`: every character outside ASCII as a JSON escape (for a stream
+    that cannot encode it; the document is the same)."""
     # allow_nan=False: if a NaN ever slipped through, fail loudly, not silently.
-    return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
+    return json.dumps(doc, ensure_ascii=ascii, indent=2, allow_nan=False)

@@ -39,12 +39,29 @@ def validate_qkv(q, k, v) -> tuple[Matrix, Matrix, Matrix]:
     return q, k, v
 
 
+def _score(qi: Sequence[float], kj: Sequence[float], scale: float, row: int, key: int) -> float:
+    try:
+        dot = math.fsum(a * b for a, b in zip(qi, kj))
+    except (ValueError, OverflowError):  # inf - inf, or a sum beyond the float range
+        dot = math.nan
+    if math.isfinite(dot):
+        return dot * scale
+    # A product beyond the float range (1e308 * 1e308): the exact score may
+    # still be a float (products that cancel); if not, it cannot be computed.
+    from fractions import Fraction
+
+    exact = sum((Fraction(a) * Fraction(b) for a, b in zip(qi, kj)), Fraction(0)) * Fraction(scale)
+    try:
+        return float(exact)
+    except OverflowError:
+        raise MaskattnError("scores_overflow", row=row, col=key) from None
+
+
 def scaled_scores(q: Matrix, k: Matrix) -> tuple[Matrix, float]:
-    """(q . k) / sqrt(d) for every query row and key; also the scale 1/sqrt(d)."""
+    """(q . k) / sqrt(d) for every query row and key; also the scale 1/sqrt(d).
+    A score beyond the largest float raises MaskattnError "scores_overflow"."""
     scale = 1.0 / math.sqrt(len(k[0]))
-    scores = tuple(
-        tuple(math.fsum(a * b for a, b in zip(qi, kj)) * scale for kj in k) for qi in q
-    )
+    scores = tuple(tuple(_score(qi, kj, scale, i, j) for j, kj in enumerate(k)) for i, qi in enumerate(q))
     return scores, scale
 
 

@@ -23,6 +23,13 @@ numbers, strings; -inf is the string "-inf"):
                  {"path", "policy", "evidence", "text"}; policy is an
                  engine policy (nan / zeros / uniform) or "bias"
     note         one sentence on the pitfall, in `lang`
+    arguments    the pattern's own arguments as this API spells them, e.g.
+                 {"sliding_window": 3} (hf), {"window_size": [2, 0]} (flash)
+    limits       what this API cannot express of the table's patterns, one
+                 sentence each, in `lang` ([] when it expresses them all)
+
+The `flex` lens's value is Python source (dtype "source"): a mask_mod for
+`create_block_mask(mask_mod, 1, 1, new, past + new)` (explore.flex_source).
 """
 
 from __future__ import annotations
@@ -31,7 +38,10 @@ from collections.abc import Sequence
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.engine.visibility import Cell, VisibilityTable
+from maskattn_tui.engine.rules import Pattern, document_starts
+from maskattn_tui.engine.visibility import VisibilityTable
+
+from maskattn_tui.explore.flex_source import mask_mod_source
 
 LENS_NAMES = (
     "sdpa-bool",
@@ -41,8 +51,11 @@ LENS_NAMES = (
     "hf",
     "flash",
     "torch-is-causal",
+    "flex",
 )
 ALL = "all"
+#: Lenses that take a dense (L, S) mask: every pattern fits, but none has an argument of its own.
+DENSE = ("sdpa-bool", "sdpa-float", "mha-attn-mask", "mha-key-padding")
 NEG_INF_TEXT = "-inf"
 
 BoolRows = list[list[bool]]
@@ -82,8 +95,36 @@ def _ours(table: VisibilityTable) -> BoolRows:
     return [list(row) for row in table.allowed]
 
 
-def _future_only(table: VisibilityTable) -> BoolRows:
-    return [[c in (Cell.FUTURE, Cell.FUTURE_PAD) for c in row] for row in table.cells]
+def _not_by_pad_alone(table: VisibilityTable) -> BoolRows:
+    """Cells blocked by some rule other than PAD (future, window, ...): what
+    attn_mask must carry beside key_padding_mask."""
+    return [[any(r != "pad" for r in c.reasons) for c in row] for row in table.cells]
+
+
+def _pattern(table: VisibilityTable) -> Pattern:
+    return table.pattern or Pattern(causal=table.causal)
+
+
+def _used(table: VisibilityTable) -> tuple[str, ...]:
+    """The pattern rules this table uses (config names)."""
+    p = _pattern(table)
+    names = ("window", "chunk", "prefix", "documents", "tree")
+    return tuple(n for n in names if getattr(p, n) is not None)
+
+
+def _limits(name: str, cannot: Sequence[str], lang: str) -> list[str]:
+    return [t(f"explore.lens.limit.{name}.{rule}", lang) for rule in cannot]
+
+
+def _band(rows: int, cols: int, left: int | None, starts: Sequence[int] | None, causal: bool) -> BoolRows:
+    """FlashAttention's own rule: query i at absolute position cols - rows + i
+    (bottom-right) reads keys in [i - left, i] of its own varlen sequence."""
+    out = []
+    for r in range(rows):
+        p = cols - rows + r
+        lo = max((s for s in (starts or (0,)) if s <= p), default=0)
+        out.append([lo <= k and (not causal or k <= p) and (left is None or k >= p - left) for k in range(cols)])
+    return out
 
 
 def _and(a: BoolRows, b: BoolRows) -> BoolRows:
@@ -114,7 +155,9 @@ def _entry(table: VisibilityTable, name: str, lang: str, api_table: BoolRows, **
         for c, (x, y) in enumerate(zip(ra, rb))
         if x != y
     ]
-    entry = {"lens": name, **fields}
+    limits = [t("explore.lens.limit.dense", lang, rules=", ".join(_used(table)))] if (
+        name in DENSE and _used(table)) else []
+    entry = {"lens": name, "arguments": {}, "limits": limits, **fields}
     entry.update(
         table=api_table,
         matches=not differs,
@@ -165,7 +208,7 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
         )
     if name == "mha-key-padding":
         value = [list(table.key_is_pad)]
-        future = _future_only(table)
+        future = _not_by_pad_alone(table)
         companion = {
             "argument": "attn_mask",
             "dtype": "bool",
@@ -180,30 +223,18 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
             meaning=meaning, value=value, companion=companion, empty_row=mha_empty,
         )
     if name == "hf":
-        value = [[0 if pad else 1 for pad in table.key_is_pad]]
-        api_table = _and(bottom_right(rows, cols), _not_pad(table))
-        return _entry(
-            table, name, lang, api_table,
-            api="transformers (attention_mask)", argument="attention_mask", dtype="int",
-            shape=[1, cols], meaning=meaning, value=value,
-            empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_sdpa", "zeros", "checked")),
-        )
+        return _hf(table, lang, meaning, rows, cols)
     if name == "flash":
-        flag = table.causal
-        api_table = bottom_right(rows, cols) if flag else [[True] * cols for _ in range(rows)]
-        companion = {
-            "argument": "causal (flash-attn 2.0)",
-            "dtype": "flag",
-            "shape": [],
-            "meaning": t("explore.lens.meaning.flash_2_0", lang),
-            "value": flag,
-            "table": top_left(rows, cols) if flag else [[True] * cols for _ in range(rows)],
-        }
+        return _flash(table, lang, meaning, rows, cols)
+    if name == "flex":
+        p = _pattern(table)
+        past = cols - rows
+        source = mask_mod_source(past, rows, table.key_is_pad, p, ours)
         return _entry(
-            table, name, lang, api_table,
-            api="flash_attn.flash_attn_func", argument="causal", dtype="flag", shape=[],
-            meaning=meaning, value=flag, companion=companion,
-            empty_row=_empty(lang, ("flash", "zeros", "doc")),
+            table, name, lang, ours,
+            api="torch.nn.attention.flex_attention.create_block_mask", argument="mask_mod", dtype="source",
+            shape=[rows, cols], meaning=meaning, value=source, empty_row=_empty(lang, ("flex", "zeros", "checked")),
+            arguments={"WINDOW": p.window} if p.window is not None else {},
         )
     # torch-is-causal
     flag = table.causal
@@ -219,6 +250,81 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
         table, name, lang, api_table,
         api=_SDPA, argument="is_causal", dtype="flag", shape=[],
         meaning=meaning, value=flag, companion=companion, empty_row=sdpa_empty,
+        limits=_limits(name, _used(table), lang),
+    )
+
+
+def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -> dict:
+    """transformers: a 2D attention_mask plus the config's sliding_window /
+    attention_chunk_size; packed documents only from position_ids with
+    attention_mask=None and no cache; a tree only as a dense 4D mask."""
+    p = _pattern(table)
+    past = cols - rows
+    value = [[0 if pad else 1 for pad in table.key_is_pad]]
+    api = _and(bottom_right(rows, cols), _not_pad(table))
+    arguments: dict = {}
+    cannot: list[str] = []
+    if p.window is not None:
+        arguments["sliding_window"] = p.window
+        api = _and(api, [[k > past + r - p.window for k in range(cols)] for r in range(rows)])
+    if p.chunk is not None:
+        arguments["attention_chunk_size"] = p.chunk
+        o = p.chunk_origin  # HF's chunked_overlay subtracts the left padding
+        api = _and(api, [[(k - o) // p.chunk == (past + r - o) // p.chunk for k in range(cols)] for r in range(rows)])
+    if p.prefix is not None:
+        # PaliGemma: token_type_ids == 0 marks the bidirectional prefix.
+        arguments["token_type_ids"] = [0 if k < p.prefix else 1 for k in range(cols)]
+        api = [[ok or (k < p.prefix and not table.key_is_pad[k]) for k, ok in enumerate(row)] for row in api]
+    if p.documents is not None:
+        arguments["position_ids"] = list(table.key_position_ids)
+        if past == 0 and not any(table.key_is_pad):
+            # Detected from position_ids only when attention_mask is None and there is no cache.
+            arguments["attention_mask"] = None
+            api = _and(api, _band(rows, cols, None, document_starts(p.documents), False))
+        else:
+            cannot.append("documents")
+    if p.tree is not None:
+        cannot.append("tree")
+    return _entry(
+        table, "hf", lang, api,
+        api="transformers (attention_mask)", argument="attention_mask", dtype="int",
+        shape=[1, cols], meaning=meaning, value=value, arguments=arguments, limits=_limits("hf", cannot, lang),
+        # eager: the softmax runs in float32; finfo(float64).min becomes
+        # -inf there, so only float64 gives NaN (checked, torch 2.13).
+        empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_eager_f64", "nan", "checked"),
+                         ("hf_sdpa", "zeros", "checked")),
+    )
+
+
+def _flash(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -> dict:
+    """flash_attn_func(causal, window_size=(left, right)) and, for packed
+    documents, flash_attn_varlen_func's cu_seqlens; no PAD, chunk, prefix or tree."""
+    p = _pattern(table)
+    flag = table.causal
+    arguments: dict = {}
+    left = None
+    if p.window is not None:
+        left = p.window - 1  # FlashAttention keeps [i - left, i + right]: a distance, not a count
+        arguments["window_size"] = [left, 0]
+    starts = None
+    if p.documents is not None:
+        starts = document_starts(p.documents)
+        arguments["cu_seqlens_k"] = [*starts, cols]
+    api = _band(rows, cols, left, starts, flag)
+    cannot = [rule for rule in ("chunk", "prefix", "tree") if getattr(p, rule) is not None]
+    companion = {
+        "argument": "causal (flash-attn 2.0)",
+        "dtype": "flag",
+        "shape": [],
+        "meaning": t("explore.lens.meaning.flash_2_0", lang),
+        "value": flag,
+        "table": top_left(rows, cols) if flag else [[True] * cols for _ in range(rows)],
+    }
+    return _entry(
+        table, "flash", lang, api,
+        api="flash_attn.flash_attn_func", argument="causal", dtype="flag", shape=[],
+        meaning=meaning, value=flag, companion=companion, arguments=arguments,
+        limits=_limits("flash", cannot, lang), empty_row=_empty(lang, ("flash", "zeros", "doc")),
     )
 
 

@@ -35,14 +35,17 @@ from dataclasses import dataclass, replace
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.engine.matrices import Matrix, validate_matrix
-from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
+from maskattn_tui.engine.rules import Pattern
 from maskattn_tui.engine.visibility import VisibilityTable, build_table
 
-PAST_RANGE = (0, 32)
-NEW_RANGE = (1, 32)
-TEMPERATURE_RANGE = (0.1, 10.0)
-SEED_RANGE = (0, 2**32 - 1)
-PAD_SIDES = ("left", "right")
+from maskattn_tui.explore.fields import BY_NAME, FIELDS as SCHEMA, NAMES, bounds
+from maskattn_tui.explore.patterns import PATTERN_FIELDS, check_pattern, pattern_of
+
+PAST_RANGE = (BY_NAME["past"].lo, BY_NAME["past"].hi)
+NEW_RANGE = (BY_NAME["new"].lo, BY_NAME["new"].hi)
+TEMPERATURE_RANGE = (BY_NAME["temperature"].lo, BY_NAME["temperature"].hi)
+SEED_RANGE = (BY_NAME["seed"].lo, BY_NAME["seed"].hi)
+PAD_SIDES = BY_NAME["pad_side"].choices
 #: Width of generated Q and K rows, and of generated V rows.
 INPUT_DIM = 2
 VALUE_DIM = 1
@@ -52,21 +55,7 @@ V_FACTOR_RANGE = (1, 9)
 V_STEP = 10
 
 #: Field names, in the order files and JSON show them.
-FIELDS = (
-    "past",
-    "new",
-    "pad",
-    "pad_side",
-    "causal",
-    "temperature",
-    "empty_row_policy",
-    "seed",
-    "q",
-    "k",
-    "v",
-    "v_override",
-    "score_override",
-)
+FIELDS = NAMES
 
 
 def _whole(field: str, value: object, lo: int, hi: int) -> int:
@@ -75,6 +64,35 @@ def _whole(field: str, value: object, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise MaskattnError("explore_range", field=field, value=value, lo=lo, hi=hi)
     return value
+
+
+def _simple(f, value: object, length: int) -> object:
+    """A field of a simple kind, checked against its schema entry."""
+    if f.kind == "optional_int" and value is None:
+        return None
+    if f.kind == "bool":
+        if not isinstance(value, bool):
+            raise MaskattnError("explore_bool", field=f.name, value=value)
+        return value
+    if f.kind == "choice":
+        if value not in f.choices:
+            if f.name == "pad_side":
+                raise MaskattnError("explore_pad_side", field=f.name, value=value)
+            raise MaskattnError("explore_policy", field=f.name, value=value, choices=", ".join(f.choices))
+        return value
+    lo, hi = bounds(f, length)
+    if f.kind == "number":
+        number = _number(f.name, value)
+        if not lo <= number <= hi:
+            raise MaskattnError("explore_range", field=f.name, value=value, lo=f"{lo:g}", hi=f"{hi:g}")
+        return number
+    if f.name == "pad":  # its own message names past + new
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise MaskattnError("explore_whole_number", field="pad", value=value)
+        if not lo <= value <= hi:
+            raise MaskattnError("explore_pad_range", field="pad", value=value, hi=hi)
+        return value
+    return _whole(f.name, value, lo, hi)
 
 
 def _number(field: str, value: object) -> float:
@@ -163,6 +181,16 @@ class ExploreConfig:
     pad: int = 0
     pad_side: str = "left"
     causal: bool = True
+    #: sliding window of W keys including the query's own position (HF), or None
+    window: int | None = None
+    #: chunked attention: chunks of C positions (Llama 4), or None
+    chunk: int | None = None
+    #: prefix-LM: keys < prefix are visible to every query, or None
+    prefix: int | None = None
+    #: packed documents: lengths summing to past + new, or None
+    documents: tuple[int, ...] | None = None
+    #: draft tree over the new tokens: one parent per new token (-1 = the prefix), or None
+    tree: tuple[int, ...] | None = None
     temperature: float = 1.0
     empty_row_policy: str = "error"
     seed: int = 0
@@ -178,30 +206,11 @@ class ExploreConfig:
         set_ = object.__setattr__
         past = _whole("past", self.past, *PAST_RANGE)
         new = _whole("new", self.new, *NEW_RANGE)
-        if isinstance(self.pad, bool) or not isinstance(self.pad, int):
-            raise MaskattnError("explore_whole_number", field="pad", value=self.pad)
-        if not 0 <= self.pad <= past + new:
-            raise MaskattnError("explore_pad_range", field="pad", value=self.pad, hi=past + new)
-        if self.pad_side not in PAD_SIDES:
-            raise MaskattnError("explore_pad_side", field="pad_side", value=self.pad_side)
-        if not isinstance(self.causal, bool):
-            raise MaskattnError("explore_bool", field="causal", value=self.causal)
-        temperature = _number("temperature", self.temperature)
-        lo, hi = TEMPERATURE_RANGE
-        if not lo <= temperature <= hi:
-            raise MaskattnError(
-                "explore_range", field="temperature", value=self.temperature, lo=f"{lo:g}", hi=f"{hi:g}"
-            )
-        set_(self, "temperature", temperature)
-        if self.empty_row_policy not in EMPTY_ROW_POLICIES:
-            raise MaskattnError(
-                "explore_policy",
-                field="empty_row_policy",
-                value=self.empty_row_policy,
-                choices=", ".join(EMPTY_ROW_POLICIES),
-            )
-        _whole("seed", self.seed, *SEED_RANGE)
         length = past + new
+        for f in SCHEMA:
+            if f.kind in ("int", "number", "bool", "choice", "optional_int") and f.name not in ("past", "new"):
+                set_(self, f.name, _simple(f, getattr(self, f.name), length))
+        check_pattern(self)
         if self.q is not None:
             set_(self, "q", _matrix("q", self.q, new, "q"))
         if self.k is not None:
@@ -285,15 +294,25 @@ class ExploreConfig:
         where a leak probe puts its tell-tale value."""
         return tuple(range(self.past + 1, self.length))
 
-    def table(self, causal: bool | None = None) -> VisibilityTable:
-        """The correct visibility table (absolute positions, PAD keys);
-        `causal` overrides the configured rule (the causal-off experiment)."""
-        return build_table(
-            self.query_positions,
-            self.key_positions,
-            self.key_is_pad,
-            self.causal if causal is None else causal,
-        )
+    def pattern(self, causal: bool | None = None) -> Pattern:
+        """The mask rules of this configuration (engine/rules.py)."""
+        return pattern_of(self, self.causal if causal is None else causal)
+
+    def table(self, causal: bool | None = None, **rules: object) -> VisibilityTable:
+        """The correct visibility table (absolute positions, PAD keys, the
+        configured patterns); `causal` overrides the configured rule (the
+        causal-off experiment) and `rules` the pattern's parameters (e.g.
+        documents=None: the same positions without the document mask)."""
+        causal = self.causal if causal is None else causal
+        pattern = self.pattern(causal)
+        if rules:
+            pattern = replace(pattern, **rules)
+        return build_table(self.query_positions, self.key_positions, self.key_is_pad, causal, pattern)
+
+    @property
+    def has_pattern(self) -> bool:
+        """Is any rule beyond causal and PAD on?"""
+        return any(getattr(self, name) is not None for name in PATTERN_FIELDS)
 
     def generated_inputs(self) -> tuple[Matrix, Matrix, Matrix]:
         """Q, K, V from the seed (before explicit inputs and overrides)."""

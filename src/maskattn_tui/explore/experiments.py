@@ -8,6 +8,8 @@ returns a frozen result holding the tables, weights and outputs to show.
 * `polarity_bug` - the True-means-attend table handed to an API that reads
   True as "blocked" (nn.MultiheadAttention): every cell inverted.
 * `causal_off`   - the same inputs without the causal rule.
+* window-off-by-one, positions-only, chunk-history: the mask patterns'
+  classic mistakes (explore.pattern_experiments).
 
 The leak probe and the offset bug are about a causal mask, so their
 "correct" table is the causal one even when the configuration has the rule
@@ -16,6 +18,7 @@ switched off; the polarity bug inverts the configured table."""
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -28,23 +31,32 @@ from maskattn_tui.engine.visibility import Cell, VisibilityTable, row_number_tab
 from maskattn_tui.explore.config import ExploreConfig, apply_v
 from maskattn_tui.explore.view import evaluate
 
-#: Outputs closer than this count as unchanged.
-TOLERANCE = 1e-12
+#: Outputs closer than this, relative to the size of the values compared,
+#: count as unchanged: 128 rounding steps. An output (weights x V, the
+#: weights summing to 1) computed in float64 is off by at most ~10 steps of
+#: the largest |V| (1 step is 1.8e-12 near 9999), while a real change can be
+#: as small as 1e-13 of it (a key of weight 1e-13 at T = 0.1): checked
+#: against the exact values computed with 60-digit decimals.
+TOLERANCE = 128 * sys.float_info.epsilon
 #: The tell-tale value of the leak probe (the chapter's 30 -> 9999).
 PROBE_VALUE = 9999.0
 #: What a leak probe may compare the correct mask with.
 BROKEN_MASKS = ("causal-off", "offset")
 #: All experiment names, e.g. for toggles.
-EXPERIMENTS = ("leak-probe", "offset-bug", "polarity-bug", "causal-off")
+EXPERIMENTS = ("leak-probe", "offset-bug", "polarity-bug", "causal-off",
+               "window-off-by-one", "positions-only", "chunk-history")
 
 Cells = tuple[tuple[int, int], ...]  # (query row, key position) pairs
 BoolTable = tuple[tuple[bool, ...], ...]
 
 
-def row_delta(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
-    """Largest |a - b| over one output row. A refused row (None) equals only
-    a refused row; NaN equals only NaN (same policy, same answer); anything
-    else against None or NaN is infinitely different."""
+def row_delta(a: Sequence[float] | None, b: Sequence[float] | None, scale: float = 0.0) -> float:
+    """Largest |a - b| over one output row, or 0.0 when every difference is
+    rounding: at most TOLERANCE times the size of the values compared (the
+    larger of |x|, |y| and `scale`, the largest |V| the outputs average -
+    an output near 0 can be a sum of large terms). A refused row (None)
+    equals only a refused row; NaN equals only NaN (same policy, same
+    answer); anything else against None or NaN is infinitely different."""
     if a is None or b is None:
         return 0.0 if a is None and b is None else math.inf
     worst = 0.0
@@ -53,12 +65,18 @@ def row_delta(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
             if not (math.isnan(x) and math.isnan(y)):
                 return math.inf
             continue
-        worst = max(worst, abs(x - y))
+        if abs(x - y) > TOLERANCE * max(abs(x), abs(y), scale):
+            worst = max(worst, abs(x - y))
     return worst
 
 
-def _deltas(a: AttentionResult, b: AttentionResult) -> tuple[float, ...]:
-    return tuple(row_delta(x, y) for x, y in zip(a.outputs, b.outputs))
+def _scale(*matrices: Matrix) -> float:
+    """The largest |value| in the V matrices the outputs average."""
+    return max((abs(x) for m in matrices for row in m for x in row), default=0.0)
+
+
+def _deltas(a: AttentionResult, b: AttentionResult, scale: float = 0.0) -> tuple[float, ...]:
+    return tuple(row_delta(x, y, scale) for x, y in zip(a.outputs, b.outputs))
 
 
 def _cells(table: BoolTable) -> Cells:
@@ -149,6 +167,7 @@ def leak_probe(
     broken_before = evaluate(config, bad, v)
     broken_after = evaluate(config, bad, v_probe)
     guarded = tuple(r for r, row in enumerate(ok) if not any(row[j] for j in probe_keys))
+    scale = _scale(v, v_probe)
     return LeakProbeResult(
         broken=broken,
         value=float(value),
@@ -162,9 +181,9 @@ def leak_probe(
         broken_before=broken_before,
         broken_after=broken_after,
         guarded_rows=guarded,
-        correct_change=_deltas(correct_after, correct_before),
-        broken_change=_deltas(broken_after, broken_before),
-        broken_vs_correct=_deltas(broken_after, correct_after),
+        correct_change=_deltas(correct_after, correct_before, scale),
+        broken_change=_deltas(broken_after, broken_before, scale),
+        broken_vs_correct=_deltas(broken_after, correct_after, scale),
     )
 
 
@@ -203,7 +222,7 @@ def offset_bug(config: ExploreConfig) -> OffsetBugResult:
         exposed=_only_in(wrong.allowed, correct.allowed),
         correct_result=correct_result,
         wrong_result=wrong_result,
-        output_change=_deltas(wrong_result, correct_result),
+        output_change=_deltas(wrong_result, correct_result, _scale(config.inputs()[2])),
     )
 
 
@@ -241,7 +260,7 @@ def polarity_bug(config: ExploreConfig) -> PolarityBugResult:
         empty_rows=tuple(r for r, row in enumerate(effective) if not any(row)),
         correct_result=correct_result,
         inverted_result=inverted_result,
-        output_change=_deltas(inverted_result, correct_result),
+        output_change=_deltas(inverted_result, correct_result, _scale(config.inputs()[2])),
     )
 
 
@@ -269,12 +288,13 @@ def causal_off(config: ExploreConfig) -> CausalOffResult:
         newly_visible=_only_in(off.allowed, on.allowed),
         causal_result=causal_result,
         off_result=off_result,
-        output_change=_deltas(off_result, causal_result),
+        output_change=_deltas(off_result, causal_result, _scale(config.inputs()[2])),
     )
 
 
 # --- by name, and as plain data -------------------------------------------------
 
+#: (and explore.pattern_experiments.TableMistake for the pattern experiments)
 ExperimentResult = LeakProbeResult | OffsetBugResult | PolarityBugResult | CausalOffResult
 
 
@@ -297,11 +317,14 @@ def parse_experiment_names(value: str | Sequence[str]) -> tuple[str, ...]:
 def run_experiment(name: str, config: ExploreConfig) -> ExperimentResult:
     """One experiment by name (EXPERIMENTS); the leak probe's broken mask is
     "causal-off" (use leak_probe(config, "offset") for the other)."""
+    from maskattn_tui.explore.pattern_experiments import PATTERN_EXPERIMENTS  # it imports this module
+
     runs = {
         "leak-probe": leak_probe,
         "offset-bug": offset_bug,
         "polarity-bug": polarity_bug,
         "causal-off": causal_off,
+        **PATTERN_EXPERIMENTS,
     }
     if name not in runs:
         raise MaskattnError(
@@ -355,4 +378,8 @@ def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> di
     }.get(type(result), ())
     for prop in extra:
         data[prop] = _plain(getattr(result, prop))
+    from maskattn_tui.explore.verdicts import nothing_to_show
+
+    data["nothing_to_show"] = nothing_to_show(result, lang)
     return data
+

@@ -5,6 +5,11 @@
     pad = 1                   # PAD positions, 0..past + new
     pad_side = "left"         # "left" or "right"
     causal = true
+    window = 3                # optional: sliding window, W keys incl. self
+    chunk = 4                 # optional: chunked attention
+    prefix = 2                # optional: prefix-LM
+    documents = [3, 2, 3]     # optional: packed documents (sum = past + new)
+    tree = [-1, 0, 0, 1, 2]   # optional: draft tree, one parent per new token
     temperature = 1.0         # 0.1..10
     empty_row_policy = "zeros"  # error | nan | zeros | uniform
     seed = 0
@@ -22,37 +27,29 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.safe_write import remove_quietly, write_temp
 
 from maskattn_tui.explore.config import FIELDS, ExploreConfig
 from maskattn_tui.explore.errors import ContextError, field_of
+from maskattn_tui.explore.fields import FIELDS as SCHEMA
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-#: Expected TOML type of each key (checked before the values are validated).
-KEY_TYPES = {
-    "past": "int",
-    "new": "int",
-    "pad": "int",
-    "seed": "int",
-    "temperature": "number",
-    "causal": "bool",
-    "pad_side": "text",
-    "empty_row_policy": "text",
-    "q": "matrix",
-    "k": "matrix",
-    "v": "matrix",
-    "v_override": "list",
-    "score_override": "list",
-}
+#: Expected TOML type of each key (checked before the values are validated),
+#: from the one schema (explore.fields).
+KEY_TYPES = {f.name: f.toml_type for f in SCHEMA}
 assert set(KEY_TYPES) == set(FIELDS)
+
+#: The largest scenario file read (64 x 64 explicit numbers take ~100 KB;
+#: /dev/zero or a wrong file must not fill the memory).
+MAX_BYTES = 1024 * 1024
 
 
 def _type_ok(kind: str, value: object) -> bool:
@@ -64,6 +61,8 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, bool)
     if kind == "text":
         return isinstance(value, str)
+    if kind == "int_list":
+        return isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
     if kind == "matrix":
         return isinstance(value, list) and all(isinstance(row, list) for row in value)
     return isinstance(value, list)
@@ -75,6 +74,10 @@ def loads_scenario(text: str, file: str = "<scenario>") -> ExploreConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise MaskattnError("explore_file_not_toml", file=file, problem=str(e)) from None
+    except RecursionError:  # arrays nested thousands deep
+        raise MaskattnError("explore_file_too_deep", file=file) from None
+    except ValueError as e:  # an integer beyond Python's 4,300 digits
+        raise MaskattnError("explore_file_not_toml", file=file, problem=str(e)) from None
     for key, value in data.items():
         if key not in KEY_TYPES:
             raise MaskattnError(
@@ -84,22 +87,36 @@ def loads_scenario(text: str, file: str = "<scenario>") -> ExploreConfig:
         if not _type_ok(kind, value):
             raise MaskattnError(f"explore_file_type_{kind}", file=file, toml_key=key, value=value)
     try:
-        return ExploreConfig(**data)
+        config = ExploreConfig(**data)
     except MaskattnError as e:
         raise ContextError("explore_in_file", e, file=file, toml_key=field_of(e) or "?") from None
+    if "q" in data or "k" in data:  # explicit inputs: can their scores be computed?
+        from maskattn_tui.engine.matrices import scaled_scores
+
+        q, k, _ = config.inputs()
+        try:
+            scaled_scores(q, k)
+        except MaskattnError as e:
+            raise ContextError("explore_in_file", e, file=file, toml_key="q, k") from None
+    return config
 
 
 def load_scenario(path: str | os.PathLike) -> ExploreConfig:
     """Read and validate a scenario file."""
     file = os.fspath(path)
     try:
-        raw = Path(file).read_bytes()
+        with open(file, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # never more than the cap (/dev/zero)
     except FileNotFoundError:
         raise MaskattnError("explore_file_missing", file=file) from None
     except IsADirectoryError:
         raise MaskattnError("explore_file_is_dir", file=file) from None
     except OSError as e:
         raise MaskattnError("explore_file_unreadable", file=file, problem=e.strerror or e) from None
+    except ValueError:  # a NUL in the name
+        raise MaskattnError("explore_file_bad_name", file=file) from None
+    if len(raw) > MAX_BYTES:
+        raise MaskattnError("explore_file_too_big", file=file, kib=MAX_BYTES // 1024)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -138,6 +155,10 @@ def dumps_scenario(config: ExploreConfig) -> str:
         f"empty_row_policy = {_text(config.empty_row_policy)}",
         f"seed = {config.seed}",
     ]
+    for name in ("window", "chunk", "prefix", "documents", "tree"):  # patterns: only when on
+        value = getattr(config, name)
+        if value is not None:
+            lines.append(f"{name} = {_array(value) if isinstance(value, tuple) else value}")
     for name in ("q", "k", "v"):
         value = getattr(config, name)
         if value is not None:
@@ -154,25 +175,27 @@ def save_scenario(
 ) -> Path:
     """Write `config` to `path` atomically: a temporary file in the same
     directory, then a rename. An existing file is left alone (MaskattnError
-    "explore_file_exists") unless `overwrite` is True. Returns the path."""
-    target = Path(path)
+    "explore_file_exists") unless `overwrite` is True; a folder is refused
+    whatever `overwrite` says. Through a symlink the link's target is
+    written (the link stays). A new file gets the mode of any new file
+    under the umask; a replaced one keeps its mode. Returns the path."""
     file = os.fspath(path)
+    if "\0" in file:
+        raise MaskattnError("explore_file_bad_name", file=file)
+    target = Path(file)
     text = dumps_scenario(config)
+    if target.is_dir():
+        raise MaskattnError("explore_file_is_dir", file=file)
     if not overwrite and os.path.lexists(target):
         raise MaskattnError("explore_file_exists", file=file)
-    mode = 0o644
-    if overwrite and target.is_file():
-        mode = target.stat().st_mode & 0o777
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-        )
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
+        mode = target.stat().st_mode & 0o7777 if overwrite and target.is_file() else None
+        tmp = write_temp(target, text, sync=True)
+        if mode is not None:
+            os.chmod(tmp, mode)
         if overwrite:
             os.replace(tmp, target)
         else:
@@ -184,9 +207,9 @@ def save_scenario(
                 if os.path.lexists(target):
                     raise MaskattnError("explore_file_exists", file=file) from None
                 os.replace(tmp, target)
-        return target
+        return Path(file)
     except OSError as e:
         raise MaskattnError("explore_file_write", file=file, problem=e.strerror or e) from None
     finally:
         if tmp is not None and os.path.lexists(tmp):
-            os.unlink(tmp)
+            remove_quietly(tmp)

@@ -23,24 +23,19 @@ from dataclasses import dataclass, field, replace
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
 
 from maskattn_tui.explore.api_lens import LENS_NAMES
-from maskattn_tui.explore.config import PAD_SIDES, ExploreConfig
+from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.explore.experiments import EXPERIMENTS, PROBE_VALUE
+from maskattn_tui.explore.fields import BY_NAME, PANEL_FIELDS, TextError, parse_text, shown_text
+from maskattn_tui.explore.patterns import PRESETS, preset_changes
 
-#: Fields a person can set from a text box, and what they hold.
-TEXT_FIELDS = {
-    "past": "int",
-    "new": "int",
-    "pad": "int",
-    "seed": "int",
-    "temperature": "number",
-    "pad_side": "choice",
-    "empty_row_policy": "choice",
-    "causal": "bool",
-}
-CHOICES = {"pad_side": PAD_SIDES, "empty_row_policy": EMPTY_ROW_POLICIES}
+#: Fields a person can set from a text box (or switch, or select), and
+#: their kind: derived from the one schema (explore.fields).
+TEXT_FIELDS = {f.name: f.kind for f in PANEL_FIELDS}
+CHOICES = {f.name: f.choices for f in PANEL_FIELDS if f.kind == "choice"}
+#: The pseudo-field a panel's preset picker sets (see ExploreSession.preset).
+PRESET = "preset"
 
 
 @dataclass(frozen=True)
@@ -64,37 +59,36 @@ Outcome = tuple["ExploreSession", Problem | None]
 
 def shown_value(config: ExploreConfig, name: str) -> str:
     """A field as its text box shows it."""
-    value = getattr(config, name)
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
+    if name in BY_NAME:
+        return shown_text(BY_NAME[name], getattr(config, name))
+    return str(getattr(config, name, ""))
+
+
+#: kind of text expected -> the refusal's message key
+_EXPECTED = {"int": "tui.x.err.whole", "number": "tui.x.err.number", "bool": "tui.x.err.bool",
+             "optional_int": "tui.x.err.optional_whole", "lengths": "tui.x.err.lengths",
+             "parents": "tui.x.err.parents", "too_large": "tui.x.err.too_large"}
+
+
+#: More digits than any field or index can hold (the seed's 0..4294967295 has 10);
+#: int() of more than 4,300 digits raises, and echoing them makes a 5 KB message.
+MAX_DIGITS = 12
+#: An echoed value is cut to this many characters.
+MAX_ECHO = 40
+
+
+def _echo(text: str) -> str:
+    """What the person typed, cut to a readable length for a message."""
+    return text if len(text) <= MAX_ECHO else f"{text[:MAX_ECHO // 2]}…{text[-(MAX_ECHO // 2 - 1):]}"
 
 
 def _parse(name: str, text: str) -> object:
-    """The typed text as the field's type; `_ParseError` (carrying a
+    """The typed text as the field's kind; `_ParseError` (carrying a
     Problem) when it is not one."""
-    kind = TEXT_FIELDS[name]
-    raw = text.strip()
-    if kind == "int":
-        if not re.fullmatch(r"[+-]?\d+", raw):
-            raise _ParseError(Problem("tui.x.err.whole", {"field": name, "value": text}))
-        return int(raw)
-    if kind == "number":
-        try:
-            value = float(raw)
-        except ValueError:
-            raise _ParseError(Problem("tui.x.err.number", {"field": name, "value": text})) from None
-        return value
-    if kind == "bool":
-        lowered = raw.lower()
-        if lowered in ("on", "true", "yes", "1"):
-            return True
-        if lowered in ("off", "false", "no", "0"):
-            return False
-        raise _ParseError(Problem("tui.x.err.bool", {"field": name, "value": text}))
-    return raw
+    try:
+        return parse_text(BY_NAME[name], text)
+    except TextError as e:
+        raise _ParseError(Problem(_EXPECTED[e.expected], {"field": name, "value": _echo(text)})) from None
 
 
 class _ParseError(Exception):
@@ -140,6 +134,8 @@ class ExploreSession:
     def set_field(self, name: str, text: str) -> Outcome:
         """Set a configuration field from typed text (or a switch / select
         value). Out of range or not a value of its kind: (self, problem)."""
+        if name == PRESET:
+            return self.preset(str(text))
         if name not in TEXT_FIELDS:
             return self, Problem("tui.x.err.unknown_field", {"field": name})
         try:
@@ -149,7 +145,7 @@ class ExploreSession:
             return self, replace(problem, params={**problem.params, "kept": shown_value(self.config, name)})
         if name in CHOICES and value not in CHOICES[name]:
             return self, Problem("tui.x.err.choice", {
-                "field": name, "value": value, "choices": ", ".join(CHOICES[name]),
+                "field": name, "value": _echo(str(value)), "choices": ", ".join(CHOICES[name]),
                 "kept": shown_value(self.config, name)})
         if name in ("past", "new"):
             return self._resize(name, value)  # type: ignore[arg-type]
@@ -173,6 +169,15 @@ class ExploreSession:
                                                   "kept": shown_value(self.config, name)},
                                  key="tui.x.err.kept")
         return outcome, None
+
+    def preset(self, name: str) -> Outcome:
+        """A configuration named after the models that use its pattern
+        (explore.patterns.PRESETS): overrides and explicit inputs go, the
+        seed, temperature and empty-row policy stay."""
+        if name not in PRESETS:
+            return self, Problem("tui.x.err.choice", {
+                "field": PRESET, "value": name, "choices": ", ".join(PRESETS), "kept": ""})
+        return self._with_config(**preset_changes(name))
 
     def toggle_causal(self) -> Outcome:
         return self._with_config(causal=not self.config.causal)
@@ -212,7 +217,7 @@ class ExploreSession:
             return self.clear_overrides()
         match = _ASSIGN.match(stripped)
         if not match:
-            return self, Problem("tui.x.err.assign_syntax", {"value": text})
+            return self, Problem("tui.x.err.assign_syntax", {"value": _echo(text)})
         what, index, raw_value = match["what"].lower(), match["index"], match["value"]
         value_text = raw_value.lower()
         if value_text in ("probe", "tell-tale"):
@@ -221,33 +226,42 @@ class ExploreSession:
             try:
                 value = float(raw_value)
             except ValueError:
-                return self, Problem("tui.x.err.assign_value", {"value": raw_value})
+                return self, Problem("tui.x.err.assign_value", {"value": _echo(raw_value)})
             if not math.isfinite(value):
-                return self, Problem("tui.x.err.assign_value", {"value": raw_value})
+                return self, Problem("tui.x.err.assign_value", {"value": _echo(raw_value)})
         if what == "v":
             keys = self._v_keys(index)
             if keys is None:
-                return self, Problem("tui.x.err.assign_index", {"value": index, "hi": self.config.length - 1})
+                return self, Problem("tui.x.err.assign_index", {"value": _echo(index), "hi": self.config.length - 1})
             if not keys:
                 return self, Problem("tui.x.err.no_future", {})
+            hi = self.config.length - 1
+            if max(keys) > hi:  # told as the user wrote it, not as v_override's entry
+                return self, Problem("tui.x.err.assign_index", {"value": index, "hi": hi})
             return self._with_config(v_override=(*self.config.v_override, *((k, value) for k in keys)))
         parts = [p.strip() for p in index.split(",")]
-        if len(parts) != 2 or not all(re.fullmatch(r"\d+", p) for p in parts):
-            return self, Problem("tui.x.err.assign_score_index", {"value": index})
+        if len(parts) != 2 or not all(re.fullmatch(r"\d{1,%d}" % MAX_DIGITS, p) for p in parts):
+            return self, Problem("tui.x.err.assign_score_index", {"value": _echo(index)})
         row, key = int(parts[0]), int(parts[1])
+        if row >= self.config.new or key >= self.config.length:
+            return self, Problem("tui.x.err.assign_score_range", {
+                "value": index, "rows": self.config.new - 1, "hi": self.config.length - 1})
         return self.set_score(row, key, value)
 
     def _v_keys(self, index: str) -> tuple[int, ...] | None:
+        """The key positions of V[index]; None when it names none (a range
+        is checked against the keys before it is built: V[0-100000000])."""
         index = index.strip().lower()
         if index == "future":
             return self.config.future_keys
-        m = re.fullmatch(r"(\d+)\s*(?:-|\.\.|–)\s*(\d+)", index)
+        number = r"(\d{1,%d})" % MAX_DIGITS
+        m = re.fullmatch(number + r"\s*(?:-|\.\.|–)\s*" + number, index)
         if m:
             lo, hi = int(m[1]), int(m[2])
-            if lo > hi:
+            if lo > hi or hi >= self.config.length:
                 return None
             return tuple(range(lo, hi + 1))
-        if re.fullmatch(r"\d+", index):
+        if re.fullmatch(number, index):
             return (int(index),)
         return None
 

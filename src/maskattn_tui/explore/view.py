@@ -23,6 +23,7 @@ from maskattn_tui.engine.softmax import masked_softmax
 from maskattn_tui.lesson.stepview import StepView, build_view
 
 from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.explore.patterns import PATTERN_FIELDS
 
 Allowed = Sequence[Sequence[bool]]
 
@@ -99,6 +100,34 @@ def _pad_words(config: ExploreConfig, lang: str) -> str:
     )
 
 
+def _rule_words(config: ExploreConfig, lang: str) -> str:
+    """"causal", or "causal · window W = 3" etc. with the patterns that are on."""
+    words = [t("explore.rule.causal" if config.causal else "explore.rule.not_causal", lang)]
+    for name in PATTERN_FIELDS:
+        value = getattr(config, name)
+        if value is not None:
+            shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
+            words.append(t(f"explore.rule.{name}", lang, value=shown))
+    return t("explore.rule_sep", lang).join(words)
+
+
+def _pattern_sentences(config: ExploreConfig, lang: str) -> list[str]:
+    """One sentence per pattern that is on, with its numbers."""
+    out = []
+    if config.window is not None:
+        out.append(t("explore.caption.window", lang, w=config.window, distance=config.window - 1))
+    if config.chunk is not None:
+        origin = config.pad if config.pad_side == "left" else 0
+        out.append(t("explore.caption.chunk", lang, c=config.chunk, origin=origin))
+    if config.prefix is not None:
+        out.append(t("explore.caption.prefix", lang, p=config.prefix))
+    if config.documents is not None:
+        out.append(t("explore.caption.documents", lang, lengths=",".join(map(str, config.documents))))
+    if config.tree is not None:
+        out.append(t("explore.caption.tree", lang, past=config.past))
+    return out
+
+
 def title(config: ExploreConfig, lang: str) -> str:
     return t("explore.title", lang, past=config.past, new=config.new)
 
@@ -112,9 +141,10 @@ def condition(config: ExploreConfig, lang: str) -> str:
         queries=span(config.query_positions, lang),
         keys=span(config.key_positions, lang),
         pad=_pad_words(config, lang),
-        rule=t("explore.rule.causal" if config.causal else "explore.rule.not_causal", lang),
+        rule=_rule_words(config, lang),
         temperature=f"{config.temperature:g}",
-        policy=config.empty_row_policy,
+        # the option's value, named in the reader's language too
+        policy=t(f"explore.policy_name.{config.empty_row_policy}", lang),
     )
 
 
@@ -134,6 +164,7 @@ def caption(config: ExploreConfig, lang: str, empty_rows: Sequence[int] | None =
         )
     if not config.causal:
         parts.append(t("explore.caption.not_causal", lang))
+    parts += _pattern_sentences(config, lang)
     if config.pad:
         parts.append(t("explore.caption.pad", lang, pad=_pad_words(config, lang)))
     pad_rows = [r for r, is_pad in enumerate(config.query_is_pad) if is_pad]
@@ -192,6 +223,10 @@ def to_spec(config: ExploreConfig) -> StepSpec:
 def explore_view(config: ExploreConfig) -> StepView:
     """The foundation StepView of this configuration (one step of one)."""
     view = build_view(to_spec(config), 1)
-    if config.score_override:
+    if config.has_pattern:
+        # A StepSpec carries causal and PAD only: the table with the patterns
+        # (and its position ids) comes from the configuration.
+        view = replace(view, table=config.table(), result=evaluate(config))
+    elif config.score_override:
         view = replace(view, result=evaluate(config))
     return view

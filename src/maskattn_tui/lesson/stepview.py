@@ -57,6 +57,22 @@ class StepView:
     def step(self) -> int:
         return self.spec.step
 
+    @property
+    def reasons(self) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        """Per cell of the table: the rules that block it, in the order
+        future, pad, window, chunk, document, tree (() = allowed). The
+        same as each cell's "+"-joined value, as data for a grid."""
+        return self.table.reasons
+
+    @property
+    def query_position_ids(self) -> tuple[int, ...]:
+        """The positions a rotary embedding uses for the queries."""
+        return self.table.query_position_ids  # type: ignore[return-value]
+
+    @property
+    def key_position_ids(self) -> tuple[int, ...]:
+        return self.table.key_position_ids  # type: ignore[return-value]
+
     def text(self, name: str, lang: str) -> str:
         return pick(getattr(self.spec, name), lang)
 

@@ -32,10 +32,8 @@ def _key_width(views: Sequence[StepView]) -> int:
 def _reason_width(views: Sequence[StepView], lang: str, palette: Palette) -> int:
     """The widest "blocked: ..." reason of any step (a longer reason, as
     step 4's "would be blocked: ...", is written only where it fits)."""
-    words = set()
-    for v in views:
-        words |= {f"blocked_reason.{c.value}" for row in v.table.cells for c in row if not c.allowed}
-    return max((cell_len(palette.t(f"render.{w}", lang)) for w in words), default=0)
+    values = {c.value for v in views for row in v.table.cells for c in row if not c.allowed}
+    return max((cell_len(palette.reason_text(value, lang, "blocked")) for value in values), default=0)
 
 
 def bar_layout(views: Sequence[StepView], lang: str, palette: Palette, width: int) -> tuple[int, bool]:
@@ -77,8 +75,7 @@ def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, pa
             line += bar_segments(w, bar_w, p, "bar" if cell.allowed else "bar.blocked")
             line.append(Segment(" " + (fmt(w) if weights is not None else "—").rjust(NUMBER_W), p.style("number")))
             if reasons and not cell.allowed:
-                kind = "leak" if unmasked else "blocked"
-                reason = " " + p.t(f"render.{kind}_reason.{cell.value}", lang)
+                reason = " " + p.reason_text(cell.value, lang, "leak" if unmasked else "blocked")
                 if text_len(line) + cell_len(reason) <= width:
                     line.append(Segment(reason, p.style("dim")))
             lines.append(line)

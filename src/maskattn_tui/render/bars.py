@@ -57,14 +57,13 @@ def _rows_table(
     for j, pos in enumerate(view.table.key_positions):
         cell = cells[j]
         p = weights[j] if weights is not None else math.nan
-        reason = "" if cell.allowed else palette.t(
-            f"render.{'leak' if unmasked else 'blocked'}_reason.{cell.value}", lang
-        )
+        reason = "" if cell.allowed else palette.reason_text(
+            cell.value, lang, "leak" if unmasked else "blocked")
         table.add_row(
             Text(f"k{pos}"),
             Text(palette.cell_glyph(cell.value).center(2), style=palette.style(cell.value)),
             bar_text(p, width, palette, "bar" if cell.allowed else "bar.blocked"),
-            Text(fmt(p) if weights is not None else "—", style=palette.style("number")),
+            Text(fmt(p) if weights is not None else palette.tr("—"), style=palette.style("number")),
             *([Text(reason, style=palette.style("dim"))] if reasons else []),
         )
     if label:

@@ -22,7 +22,9 @@ from maskattn_tui.explore.experiments import (
     OffsetBugResult,
     PolarityBugResult,
 )
-from maskattn_tui.render.grid import fmt, visibility_table
+from maskattn_tui.explore.pattern_experiments import TableMistake
+from maskattn_tui.explore.verdicts import nothing_to_show
+from maskattn_tui.render.grid import fmt, legend_meanings, visibility_table
 from maskattn_tui.render.lens import cells_by_row, keys_text, rows_text, visibility_matrix
 from maskattn_tui.render.matrix import MARK
 from maskattn_tui.render.palette import Palette
@@ -55,9 +57,10 @@ def _grid(table: VisibilityTable, title: str, lang: str, palette: Palette, shown
                             row_labels=row_labels, title=title)
 
 
-def cell_legend(lang: str, palette: Palette, with_diff: bool = True) -> RenderableType:
+def cell_legend(lang: str, palette: Palette, with_diff: bool = True, tables: Sequence[VisibilityTable] = ()) -> RenderableType:
+    """The glyphs' meanings: causal/PAD always, and each pattern rule `tables` use."""
     text = Text()
-    for meaning in ("allowed", "future", "pad", "future+pad"):
+    for meaning in legend_meanings(*tables):
         text.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
         text.append(f" {palette.t('render.legend.' + meaning, lang)}  ")
     text.rstrip()
@@ -79,7 +82,7 @@ def _out(row: Sequence[float] | None, lang: str, palette: Palette) -> str:
 
 
 def change_text(delta: float, lang: str, palette: Palette) -> Text:
-    if delta <= TOLERANCE:
+    if delta == 0:  # experiments.row_delta gives 0 within TOLERANCE (rounding)
         return Text(palette.t("render.x.unchanged", lang))
     if delta == float("inf"):
         return Text(palette.t("render.x.changed_any", lang), style=palette.style("warning"))
@@ -120,8 +123,9 @@ def _head(name: str, lang: str, palette: Palette) -> Group:
 
 def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[RenderableType]:
     table = res.correct
-    if not res.probe_keys:
-        return [Text(palette.t("explore.experiment.leak-probe.none", lang), style=palette.style("warning"))]
+    nothing = nothing_to_show(res, lang)
+    if nothing is not None:
+        return [Text(palette.tr(nothing))]
     value = short(res.value, palette)
     keys = keys_text(res.probe_keys, lang, palette)
     probe = Text(palette.t("render.x.leak.probe", lang, keys=keys, value=value), style=palette.style("header"))
@@ -129,7 +133,7 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
     changes.append(palette.t("explore.list_sep", lang).join(
         palette.t("render.x.leak.v_was", lang, pos=j, before=", ".join(short(x, palette) for x in res.v[j]),
                   after=", ".join(short(x, palette) for x in res.v_probe[j]))
-        for j in res.probe_keys), style=palette.style("number"))
+        for j in res.probe_keys if res.v[j] != res.v_probe[j]), style=palette.style("number"))
     probe.append_text(changes)
     grids = Columns([
         _grid(table, palette.t("render.x.leak.correct_table", lang), lang, palette),
@@ -161,7 +165,8 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
             )
     verdict: list[RenderableType] = []
     if res.correct_unchanged:
-        verdict.append(Text(f"{palette.glyphs.allowed} " + palette.t("render.x.leak.verdict_ok", lang, tol="1e-12"),
+        verdict.append(Text(f"{palette.glyphs.allowed} " + palette.t("render.x.leak.verdict_ok", lang,
+                                                                      tol=f"{TOLERANCE:.1e}"),
                             style=palette.style("header")))
     else:
         verdict.append(Text(f"{MARK} " + palette.t("render.x.leak.verdict_uniform", lang,
@@ -175,7 +180,7 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
         verdict.append(Text(palette.t("render.x.leak.verdict_no_leak", lang)))
     verdict.append(Text(palette.t("render.x.leak.verdict_changed", lang,
                                   rows=rows_text(table, res.changed_rows, lang, palette))))
-    return [probe, grids, cell_legend(lang, palette), outputs, *verdict]
+    return [probe, grids, cell_legend(lang, palette, tables=(res.correct, res.broken_table)), outputs, *verdict]
 
 
 def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[RenderableType]:
@@ -187,9 +192,14 @@ def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[Rende
               differs=res.differs, row_labels=labels),
     ], padding=(0, 2))
     idx = {p: i for i, p in enumerate(table.key_positions)}
-    lines = [Text(palette.t("render.x.differing", lang, count=len(res.differing_cells)), style=palette.style("header"))]
-    lines.append(Text(palette.t("render.x.offset.hidden", lang, cells=cells_by_row(
-        table, [(r, idx[k]) for r, k in res.hidden], lang, palette)), style=palette.style("warning")))
+    nothing = nothing_to_show(res, lang)
+    if nothing is not None:
+        lines = [Text(palette.tr(nothing))]
+    else:
+        lines = [Text(palette.t("render.x.differing", lang, count=len(res.differing_cells)),
+                      style=palette.style("header")),
+                 Text(palette.t("render.x.offset.hidden", lang, cells=cells_by_row(
+                     table, [(r, idx[k]) for r, k in res.hidden], lang, palette)), style=palette.style("warning"))]
     if res.exposed:
         lines.append(Text(palette.t("render.x.offset.exposed", lang, cells=cells_by_row(
             table, [(r, idx[k]) for r, k in res.exposed], lang, palette)), style=palette.style("warning")))
@@ -197,7 +207,7 @@ def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[Rende
         (palette.t("render.x.offset.correct", lang), res.correct_result.outputs),
         (palette.t("render.x.offset.wrong", lang), res.wrong_result.outputs),
     ], res.output_change, lang, palette)
-    return [grids, cell_legend(lang, palette), *lines, outputs]
+    return [grids, cell_legend(lang, palette, tables=(res.correct, res.wrong)), *lines, outputs]
 
 
 def _polarity_bug(res: PolarityBugResult, lang: str, palette: Palette) -> list[RenderableType]:
@@ -247,8 +257,10 @@ def _causal_off(res: CausalOffResult, lang: str, palette: Palette) -> list[Rende
         (palette.t("render.x.causal_off.output_on", lang), res.causal_result.outputs),
         (palette.t("render.x.causal_off.output_off", lang), res.off_result.outputs),
     ], res.output_change, lang, palette)
-    return [grids, cell_legend(lang, palette),
-            Text(palette.t("render.x.causal_off.newly", lang, cells=newly), style=palette.style("warning")), outputs]
+    nothing = nothing_to_show(res, lang)
+    line = Text(palette.tr(nothing)) if nothing is not None else \
+        Text(palette.t("render.x.causal_off.newly", lang, cells=newly), style=palette.style("warning"))
+    return [grids, cell_legend(lang, palette, tables=(res.causal, res.off)), line, outputs]
 
 
 _VIEWS = {
@@ -261,6 +273,11 @@ _VIEWS = {
 
 def experiment_view(name: str, result: ExperimentResult, lang: str, palette: Palette) -> RenderableType:
     """One experiment (`name` from explore.experiments.EXPERIMENTS) and its result."""
-    body = _VIEWS[type(result)](result, lang, palette)
+    if isinstance(result, TableMistake):
+        body = pattern_mistake_view(result, lang, palette)
+    else:
+        body = _VIEWS[type(result)](result, lang, palette)
     return Group(_head(name, lang, palette), *body)
 
+
+from maskattn_tui.render.pattern_experiments import pattern_mistake_view  # noqa: E402 - it imports _grid from here

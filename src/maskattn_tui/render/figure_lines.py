@@ -12,16 +12,15 @@ from rich.segment import Segment
 
 from maskattn_tui.i18n import t
 from maskattn_tui.lesson.stepview import StepView
-from maskattn_tui.render.grid import fmt
+from maskattn_tui.render.grid import _several as several_rules
+from maskattn_tui.render.grid import fmt, legend_meanings, position_ids_line
 from maskattn_tui.render.grid_lines import (
-    DIFF_MARK, FULL_CELL_MIN, SELECT_MARK, Block, Column, Line, SideBySide, TableBlock, TextBlock,
+    DIFF_MARK, FULL_CELL_MIN, SELECT_MARK, SEVERAL_GLYPH, Block, Column, Line, SideBySide, TableBlock, TextBlock,
     cell_glyph, flow, glue, table_scan, wrap_text,
 )
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.table_source import StepTableSource, TableSource
 
-#: The reasons every legend explains (others are added when a table has them).
-LEGEND_REASONS = ("allowed", "future", "pad", "future+pad")
 #: Cell modes: "auto" picks full cells where they fit, else compact ones.
 CELL_MODES = ("auto", "full", "compact")
 #: The legend's and inputs' narrowest wrapping width.
@@ -39,13 +38,16 @@ class Room:
 
 
 def _legend(reasons, palette: Palette, lang: str, width: int, cw: int,
-            diff: bool, pad_rows: bool) -> list[Line]:
+            diff: bool, pad_rows: bool, several: bool = False) -> list[Line]:
     entries: list[Line] = []
     swatch_w = 1 if cw == 1 else 3
     for reason in reasons:
         glyph = cell_glyph(palette, reason, swatch_w)
         entries.append([Segment(set_cell_size(f" {glyph} " if swatch_w > 1 else glyph, swatch_w), palette.style(reason)),
                         Segment(" " + palette.t(f"render.legend.{reason}", lang))])
+    if several:  # cells blocked by several rules: their letters (or # in one column)
+        mark = f"{SEVERAL_GLYPH} " if cw == 1 else ""
+        entries.append([Segment(mark + palette.t("render.legend.several", lang))])
     if diff:
         entries.append([Segment(f" {DIFF_MARK} ", palette.style("diff")),
                         Segment(" " + palette.t("render.legend.diff", lang))])
@@ -201,19 +203,21 @@ def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Ro
 
 
 def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width: int, cw: int) -> Column:
-    reasons = list(LEGEND_REASONS)
-    for row in view.table.cells:
-        for c in row:
-            if c.value not in reasons:
-                reasons.append(c.value)
+    # The legend's entries as print's (render.grid): causal and PAD always,
+    # each further rule a table uses, and a word for cells of several rules.
+    shown = [view.table] + ([view.offset_bug.table] if view.offset_bug is not None else [])
+    reasons = legend_meanings(*shown)
+    several = several_rules(*shown)
     pad_rows = table_scan(source_of(view))["row_pad"]
     # The legend and inputs wrap to the tables' width (but not narrower
     # than LEGEND_MIN), so a small table leaves the room to the weights.
     room = min(width, max(tables.width, LEGEND_MIN))
-    legend = TextBlock(_legend(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows))
+    legend = TextBlock(_legend(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows, several))
     inputs = TextBlock(wrap_text(inputs_text(view, lang, palette), room, palette.style("dim")))
+    extra = position_ids_line(view.table, lang, palette)  # RoPE positions, when they differ
+    notes = TextBlock(wrap_text(extra.plain, room, palette.style("dim")) if extra is not None else [])
     fixed = tables.header if isinstance(tables, TableBlock) else 0
-    figure = Column([tables, legend, inputs], fixed=fixed)
+    figure = Column([tables, legend, notes, inputs], fixed=fixed)
     figure.cell_width = cw  # type: ignore[attr-defined]
     return figure
 

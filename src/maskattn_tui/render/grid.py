@@ -16,6 +16,7 @@ from rich.text import Text
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.wrap import Flow
 from maskattn_tui.lesson.stepview import StepView
+from maskattn_tui.engine.rules import RULE_ORDER
 from maskattn_tui.engine.visibility import VisibilityTable
 
 SELECT_MARK = {"unicode": "●", "ascii": "*"}
@@ -44,6 +45,10 @@ def _key_header(view: StepView, j: int, lang: str, palette: Palette) -> Text:
         label.append("\n" + palette.t(tag, lang), style=palette.style("cached" if pos < view.spec.past else "new"))
     if view.table.key_is_pad[j]:
         label.append("\n" + palette.t("render.pad_query", lang), style=palette.style("dim"))
+    if view.table.position_ids_differ:
+        # The position a rotary embedding uses, where it is not the absolute one.
+        pid = view.table.key_position_ids[j]
+        label.append("\n" + palette.t("render.pos_id", lang, id=pid), style=palette.style("dim"))
     return label
 
 
@@ -77,6 +82,8 @@ def visibility_table(
     focus = set(view.spec.focus_rows)
     for i, qpos in enumerate(table.query_positions):
         label = row_labels[i] if row_labels else f"q{qpos}"
+        if table.position_ids_differ and not row_labels:
+            label += f" ({table.query_position_ids[i]})"
         prefix = (marks.arrow if i in focus else " ") + (select if i == row else " ")
         # The meta lets a widget map a click on this line back to the row.
         label_style = (palette.style("focus") if i in focus else Style()) + Style(meta={ROW_META: i})
@@ -92,16 +99,41 @@ def visibility_table(
     return grid
 
 
+BASE_MEANINGS = ("allowed", "future", "pad", "future+pad")
+
+
+def legend_meanings(*tables: VisibilityTable) -> tuple[str, ...]:
+    """The causal/PAD entries always; each further rule when a table uses it."""
+    used = {name for table in tables for row in table.cells for c in row for name in c.reasons}
+    return BASE_MEANINGS + tuple(r for r in RULE_ORDER if r in used and r not in ("future", "pad"))
+
+
+def _several(*tables: VisibilityTable) -> bool:
+    """Does a cell name two rules other than the future+PAD the legend shows?"""
+    return any(len(c.reasons) > 1 and c.value != "future+pad" for t in tables for row in t.cells for c in row)
+
+
+def position_ids_line(table: VisibilityTable, lang: str, palette: Palette) -> Text | None:
+    """The RoPE positions, when they differ from the absolute ones."""
+    if not table.position_ids_differ:
+        return None
+    join = ",".join
+    return Text(palette.t("render.position_ids", lang, queries=join(map(str, table.query_position_ids)),
+                          keys=join(map(str, table.key_position_ids))), style=palette.style("dim"))
+
+
 def legend(view: StepView, lang: str, palette: Palette, with_diff: bool = False) -> Flow:
     """What each glyph means; an entry never splits from its swatch."""
     marks = palette.glyphs
     select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
     entries: list[Text] = []
-    for meaning in ("allowed", "future", "pad", "future+pad"):
+    for meaning in legend_meanings(view.table):
         entry = Text()
         entry.append(f" {palette.cell_glyph(meaning)} ", style=palette.style(meaning))
         entry.append(" " + palette.t("render.legend." + meaning, lang))
         entries.append(entry)
+    if _several(view.table):
+        entries.append(Text(palette.t("render.legend.several", lang)))
     entries.append(Text(f"{marks.arrow} {palette.t('render.legend.focus', lang)}"))
     entries.append(Text(f"{select} {palette.t('render.legend.selected', lang)}"))
     if with_diff:
@@ -190,4 +222,6 @@ def mask_grid(view: StepView, row: int, lang: str, palette: Palette) -> Renderab
             visibility_table(view, bug.table, row, lang, palette, differs=bug.differs, row_labels=wrong_labels),
         )
         return Group(Columns([right, wrong], padding=(0, 2)), legend(view, lang, palette, with_diff=True))
-    return Group(visibility_table(view, view.table, row, lang, palette), legend(view, lang, palette))
+    ids = position_ids_line(view.table, lang, palette)
+    return Group(visibility_table(view, view.table, row, lang, palette), *([ids] if ids else []),
+                 legend(view, lang, palette))

@@ -25,8 +25,11 @@ Line = list[Segment]
 SELECT_MARK = {"unicode": "●", "ascii": "*"}
 #: Full cells: at least this wide (a glyph, a mark, room either side).
 FULL_CELL_MIN = 4
-#: One-column glyphs for reasons whose glyph is wider (compact cells).
+#: One-column glyphs for reasons whose glyph is wider (compact cells): X
+#: for future + PAD, # for any other cell blocked by several rules (the
+#: legend says so; full cells, key c, show every letter).
 COMPACT_GLYPH = {"future+pad": "X"}
+SEVERAL_GLYPH = "#"
 DIFF_MARK = "!"
 #: No line break between these and what follows (both languages).
 _GLUE = (("≤ ", "≤\u00a0"), ("<= ", "<=\u00a0"), ("≥ ", "≥\u00a0"), (">= ", ">=\u00a0"),
@@ -47,7 +50,7 @@ def cell_glyph(palette: Palette, reason: str, width: int) -> str:
     glyph = palette.cell_glyph(reason)
     if cell_len(glyph) <= width:
         return glyph
-    return COMPACT_GLYPH.get(reason, glyph[:1])
+    return COMPACT_GLYPH.get(reason, SEVERAL_GLYPH)
 
 
 def merged(segments) -> Line:
@@ -360,6 +363,18 @@ def flow(entries: Sequence[Line], width: int, gap: int = 2) -> list[Line]:
     lines: list[Line] = []
     line: Line = []
     for entry in entries:
+        if text_len(entry) > width and len(entry) >= 1:
+            # An entry wider than the room: its words wrap under themselves,
+            # after its swatch (the figure never grows wider than its room).
+            if line:
+                lines.append(line)
+                line = []
+            head, words = entry[:-1], entry[-1]
+            indent = text_len(head)
+            parts = wrap_text(words.text.strip(), max(1, width - indent), words.style)
+            lines.append(head + parts[0])
+            lines.extend([Segment(" " * indent), *part] for part in parts[1:])
+            continue
         need = text_len(entry) + (gap if line else 0)
         if line and text_len(line) + need > width:
             lines.append(line)

@@ -28,6 +28,7 @@ POLARITY = {
     "hf": "keys",
     "flash": "flag",
     "torch-is-causal": "flag",
+    "flex": "source",
 }
 
 
@@ -181,6 +182,15 @@ def _verdict(table: VisibilityTable, entry: dict, lang: str, palette: Palette) -
     return text
 
 
+def _argument(value: object) -> str:
+    """An argument as Python would spell it: None, [2, 0], 3."""
+    if value is None:
+        return "None"
+    if isinstance(value, list):
+        return "[" + ", ".join(str(x) for x in value) + "]"
+    return str(value)
+
+
 def lens_block(table: VisibilityTable, number: int, entry: dict, lang: str, palette: Palette) -> RenderableType:
     name = entry["lens"]
     head = Text(f"{number}. {palette.t(f'render.x.lens.name.{name}', lang)}", style=palette.style("title"))
@@ -190,7 +200,14 @@ def lens_block(table: VisibilityTable, number: int, entry: dict, lang: str, pale
                    style=palette.style("warning" if polarity == "opposite" else "header"))
     meaning.append(palette.t(f"render.x.polarity.{polarity}", lang), style=palette.style("dim"))
     parts: list[RenderableType] = [head, meaning]
-    if entry["dtype"] == "flag":
+    if entry["arguments"]:
+        args = ", ".join(f"{k} = {_argument(v)}" for k, v in entry["arguments"].items())
+        parts.append(Text(palette.t("render.x.lens.arguments", lang, arguments=args), style=palette.style("number")))
+    if entry["dtype"] == "source":
+        parts.append(Text(palette.t("render.x.lens.source", lang), style=palette.style("header")))
+        parts.append(Text(entry["value"].rstrip("\n"), no_wrap=True, overflow="ellipsis"))
+        shown = [visibility_matrix(table, entry["table"], palette.t("render.x.lens.effective", lang), palette)]
+    elif entry["dtype"] == "flag":
         parts.append(Text(palette.t("render.x.lens.flag", lang, argument=entry["argument"],
                                     value=entry["value"]), style=palette.style("number")))
         shown = [visibility_matrix(table, entry["table"], palette.t("render.x.lens.effective", lang), palette)]
@@ -208,6 +225,8 @@ def lens_block(table: VisibilityTable, number: int, entry: dict, lang: str, pale
         parts.append(Text(palette.t("render.x.lens.empty_here", lang,
                                     rows=rows_text(table, entry["empty_rows"], lang, palette)),
                           style=palette.style("warning")))
+    for limit in entry["limits"]:
+        parts.append(Text(f"{MARK} " + palette.tr(limit), style=palette.style("warning")))
     parts.append(_empty_row_text(entry, lang, palette))
     parts.append(Text(palette.tr(entry["note"]), style=palette.style("dim")))
     return Group(*parts)

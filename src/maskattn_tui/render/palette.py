@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 
-from maskattn_tui.i18n import pick, t
+from maskattn_tui.i18n import catalog, pick, t
 
 #: Multi-character ASCII spellings of the symbols our texts use, so that the
 #: ASCII mode keeps every meaning (applied before Rich measures the text).
@@ -30,6 +30,10 @@ DEFAULT_STYLES: dict[str, str] = {
     "future": "bold white on red3",
     "pad": "bold black on yellow3",
     "future+pad": "bold white on magenta3",
+    "window": "bold black on dark_orange",
+    "chunk": "bold black on orchid",
+    "document": "bold black on sky_blue2",
+    "tree": "bold black on light_slate_blue",
     "focus": "bold reverse",
     "selected": "bold underline",
     "header": "bold",
@@ -62,6 +66,11 @@ class Glyphs:
     box: str  # name of a rich.box style
     neg_inf: str
     le: str
+    #: one letter per blocking rule (engine.rules.RULE_ORDER); a cell blocked
+    #: by several shows their letters in that order ("FP", "FC")
+    reasons: tuple[tuple[str, str], ...] = (
+        ("future", "F"), ("pad", "P"), ("window", "W"), ("chunk", "C"), ("document", "D"), ("tree", "T"),
+    )
 
 
 UNICODE = Glyphs(
@@ -102,6 +111,10 @@ class Palette:
     color: bool = True
 
     def style(self, meaning: str) -> Style:
+        if "+" in meaning and meaning not in self.styles and meaning not in DEFAULT_STYLES:
+            # A cell blocked by several rules takes the colour of the last
+            # (the pattern's own); its letters name all of them.
+            meaning = meaning.rsplit("+", 1)[1]
         if not self.color:
             # Keep emphasis (bold/reverse/underline) but drop colour.
             base = self.styles.get(meaning) or Style.parse(DEFAULT_STYLES.get(meaning, ""))
@@ -126,13 +139,22 @@ class Palette:
     def pick(self, texts: dict, lang: str) -> str:
         return self.tr(pick(texts, lang))
 
+    def reason_text(self, cell_value: str, lang: str, how: str = "blocked") -> str:
+        """"blocked: future+PAD" (how="blocked") or "would be blocked: ..."
+        (how="leak"), naming every rule in the cell."""
+        key = f"render.{how}_reason.{cell_value}"
+        if key in catalog():
+            return self.t(key, lang)
+        names = self.t("render.reason_join", lang).join(
+            self.t(f"render.reason.{name}", lang) for name in cell_value.split("+"))
+        return self.t(f"render.{how}_reason.many", lang, names=names)
+
     def cell_glyph(self, cell_value: str) -> str:
-        return {
-            "allowed": self.glyphs.allowed,
-            "future": self.glyphs.future,
-            "pad": self.glyphs.pad,
-            "future+pad": self.glyphs.future_pad,
-        }[cell_value]
+        """✓ (or +) for an allowed cell, else one letter per blocking rule."""
+        if cell_value == "allowed":
+            return self.glyphs.allowed
+        letters = dict(self.glyphs.reasons)
+        return "".join(letters[name] for name in cell_value.split("+"))
 
 
 def default_palette(ascii: bool = False, color: bool = True) -> Palette:

@@ -33,11 +33,11 @@ def _rule(title: Text, palette: Palette) -> Rule:
 def step_heading(figure: Figure, view: StepView, lang: str, palette: Palette) -> Text:
     """An explore configuration is named by its own title; an F12 step by
     its counter (first: on a narrow page the title is what gets cut) and
-    the figure's title."""
+    its own title (the figure's title heads the whole page once)."""
     if view.spec.kind == "explore":
         return Text(palette.tr(view.text("title", lang)), style=palette.style("title"))
     head = Text(palette.t("render.step_counter", lang, step=view.step, steps=view.steps), style=palette.style("header"))
-    head.append(f" · {palette.pick(figure.title, lang)}", style=palette.style("title"))
+    head.append(palette.tr(f" · {view.text('title', lang)}"), style=palette.style("title"))
     return head
 
 

@@ -1,10 +1,28 @@
-"""What the explore panel reads to label its ticks with their keys: a
-command of the table (model.commands) by its old binding id ("x.lens",
-"x.leak_probe", ...) and how its key is shown."""
+"""What the explore panel reads to label its ticks with their keys: which
+of its experiments have a key (EXPLORE_BINDINGS), a command of the table
+(model.commands) by its binding id ("x.lens", "x.leak_probe", ...) and how
+its key is shown."""
 
 from __future__ import annotations
 
-from maskattn_tui.model.commands import BY_ID, Command
+from dataclasses import dataclass
+
+from maskattn_tui.model.commands import BY_ID, COMMANDS, Command
+
+#: Explore mode's keys as the panel names them ("x.<command id>").
+EXPLORE_IDS = ("explore", "save", "open", "leak_probe", "offset_bug", "polarity_bug", "causal_off", "lens", "leave")
+
+
+@dataclass(frozen=True)
+class BoundKey:
+    """A command of the table under the panel's id for it."""
+
+    id: str
+    command: Command
+
+
+EXPLORE_BINDINGS: tuple[BoundKey, ...] = tuple(
+    BoundKey(f"x.{c.id}", c) for c in COMMANDS if c.id in EXPLORE_IDS)
 
 
 def by_id(binding_id: str) -> Command:

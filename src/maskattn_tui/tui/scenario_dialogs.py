@@ -106,7 +106,8 @@ class ConfirmDialog(_Dialog[bool]):
         lang = self.lang
         with Vertical() as box:
             box.border_title = t("tui.x.confirm.title", lang)
-            yield Static(self.question)
+            # The question holds a file name: shown as it is, never read as markup.
+            yield Static(self.question, markup=False)
             with Horizontal():
                 yield Button(t("tui.x.confirm.yes", lang), id="yes", variant="warning")
                 yield Button(t("tui.x.confirm.no", lang), id="no", variant="primary")

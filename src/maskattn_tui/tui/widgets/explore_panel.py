@@ -16,25 +16,30 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets.input import Selection
 
-from maskattn_tui.explore.config import NEW_RANGE, PAD_SIDES, PAST_RANGE, TEMPERATURE_RANGE
 from maskattn_tui.explore.experiments import EXPERIMENTS
-from maskattn_tui.explore.session import ExploreSession, Problem, shown_value
+from maskattn_tui.explore.fields import PANEL_FIELDS, shown_range
+from maskattn_tui.explore.patterns import PRESETS, matching_preset
+from maskattn_tui.explore.session import PRESET, ExploreSession, Problem, shown_value
 from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
-from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
 from maskattn_tui.model.step_machine import PlayerState
-from maskattn_tui.tui.bindings import by_id, key_text
+from maskattn_tui.tui.bindings import EXPLORE_BINDINGS, by_id, key_text
 from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 
-#: Text boxes: field -> Input type.
-TEXT_BOXES = (("past", "integer"), ("new", "integer"), ("pad", "integer"),
-              ("temperature", "number"), ("seed", "integer"))
-SELECTS = (("pad_side", PAD_SIDES), ("empty_row_policy", EMPTY_ROW_POLICIES))
-#: Experiment name -> its binding id (for the key shown beside it).
+#: Controls, top to bottom, from the one schema (explore.fields): a text box
+#: for numbers and lists (checked by explore.session, not by Input's own
+#: `type=`, whose restrict regex backtracks exponentially on long input),
+#: a select for choices, a tick for switches.
+TEXT_BOXES = tuple(f.name for f in PANEL_FIELDS if f.control == "input")
+SELECTS = tuple((f.name, f.choices) for f in PANEL_FIELDS if f.control == "select")
+ORDER = tuple(f.name for f in PANEL_FIELDS)
+#: The first pattern field: the "patterns" heading goes above it.
+FIRST_PATTERN = "window"
+#: Experiment name -> its binding id (for the key shown beside it, when it has one).
 EXPERIMENT_KEYS = {name: "x." + name.replace("-", "_") for name in EXPERIMENTS}
-#: Where each field goes in the panel, top to bottom.
-ORDER = ("past", "new", "pad", "pad_side", "causal", "temperature", "empty_row_policy", "seed")
+_BOUND = {b.id for b in EXPLORE_BINDINGS}
 
 
 class Tick(Checkbox):
@@ -86,6 +91,8 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         & .x-heading { height: auto; width: 100%; margin-top: 1; }
         & #x-heading { margin-top: 0; }
         & #x-assign { width: 100%; }
+        & #x-preset { width: 100%; }
+        & #x-preset-label { width: 100%; color: $accent; }
         & #x-overrides, & #x-problem { height: auto; width: 100%; }
         & #x-problem { margin-top: 0; }
     }
@@ -119,18 +126,21 @@ class ExplorePanel(VerticalScroll, can_focus=False):
     # -- layout --------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="x-heading", classes="x-heading")
-        types = dict(TEXT_BOXES)
+        yield Label(id="x-preset-label")
+        yield Select([(name, name) for name in PRESETS], id="x-preset", compact=True, allow_blank=True)
         choices = dict(SELECTS)
-        for name in ORDER:
-            if name == "causal":
-                yield Tick(id=_id(name), compact=True, value=True)
+        for f in PANEL_FIELDS:
+            if f.name == FIRST_PATTERN:
+                yield Static(id="x-patterns-heading", classes="x-heading")
+            if f.control == "tick":
+                yield Tick(id=_id(f.name), compact=True, value=bool(f.default))
                 continue
             with Horizontal():
-                yield Label(id=_id(name) + "-label")
-                if name in types:
-                    yield Input(id=_id(name), type=types[name], compact=True, select_on_focus=True)
+                yield Label(id=_id(f.name) + "-label")
+                if f.control == "input":
+                    yield Input(id=_id(f.name), compact=True, select_on_focus=True)
                 else:
-                    yield Select([(c, c) for c in choices[name]], id=_id(name), compact=True, allow_blank=False)
+                    yield Select([(c, c) for c in choices[f.name]], id=_id(f.name), compact=True, allow_blank=False)
         # A refusal shows here, under the fields it is about.
         yield Static(id="x-problem")
         yield Static(id="x-assign-heading", classes="x-heading")
@@ -180,21 +190,31 @@ class ExplorePanel(VerticalScroll, can_focus=False):
             self._lang = lang
         config = session.config
         with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed):
-            for name, _ in TEXT_BOXES:
+            for name in TEXT_BOXES:
                 box = self.query_one(f"#{_id(name)}", Input)
                 text = shown_value(config, name)
                 if box.value != text:
                     box.value = text
+            preset = self.query_one("#x-preset", Select)
+            matched = matching_preset(config)
+            wanted = Select.NULL if matched is None else matched
+            if preset.value != wanted:
+                preset.value = wanted
             for name, _ in SELECTS:
                 select = self.query_one(f"#{_id(name)}", Select)
                 if select.value != getattr(config, name):
                     select.value = getattr(config, name)
-            self.query_one(f"#{_id('causal')}", Checkbox).value = config.causal
+            for f in PANEL_FIELDS:
+                if f.control == "tick":
+                    self.query_one(f"#{_id(f.name)}", Checkbox).value = bool(getattr(config, f.name))
             for name in EXPERIMENTS:
                 self.query_one(f"#{_id(name)}", Checkbox).value = name in session.experiments
             self.query_one("#x-lens", Checkbox).value = session.lens
         self._overrides(session, lang)
+        # A placeholder that is valid here: the last key always exists.
+        self.query_one("#x-assign", Input).placeholder = f"V[{config.length - 1}]=9999"
         problem = self.problem
+        self._select_refused(problem)
         note = self.query_one("#x-problem", Static)
         note.display = problem is not None
         if problem is None:
@@ -212,27 +232,44 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         title = Text(self.tr(t("tui.x.panel.title", lang)), style=heading)
         title.append("\n" + self.tr(t("tui.x.panel.hint", lang)), style=note)
         self.query_one("#x-heading", Static).update(title)
-        ranges = {
-            "past": f"{PAST_RANGE[0]}–{PAST_RANGE[1]}",
-            "new": f"{NEW_RANGE[0]}–{NEW_RANGE[1]}",
-            "temperature": f"{TEMPERATURE_RANGE[0]:g}–{TEMPERATURE_RANGE[1]:g}",
-        }
-        for name in ORDER:
-            if name == "causal":
-                self.query_one(f"#{_id(name)}", Checkbox).label = self.tr(t("tui.x.field.causal", lang))
+        for f in PANEL_FIELDS:
+            if f.control == "tick":
+                self.query_one(f"#{_id(f.name)}", Checkbox).label = self.tr(t(f.label_key, lang))
                 continue
-            label = self.tr(t(f"tui.x.field.{name}", lang, range=ranges.get(name, "")))
-            self.query_one(f"#{_id(name)}-label", Label).update(label)
+            label = self.tr(t(f.label_key, lang, range=shown_range(f)))
+            self.query_one(f"#{_id(f.name)}-label", Label).update(label)
+        self.query_one("#x-preset-label", Label).update(self.tr(t("tui.x.field.preset", lang)))
+        preset = self.query_one("#x-preset", Select)
+        with self.prevent(Select.Changed):
+            preset.set_options([(self.tr(t(f"explore.preset.{name}", lang)), name) for name in PRESETS])
+        preset.prompt = self.tr(t("tui.x.panel.preset_prompt", lang))
+        self.query_one("#x-patterns-heading", Static).update(
+            Text(self.tr(t("tui.x.panel.patterns", lang)), style=heading))
         self.query_one("#x-assign-heading", Static).update(
             Text(self.tr(t("tui.x.panel.assign", lang)), style=heading))
         self.query_one("#x-experiments-heading", Static).update(
             Text(self.tr(t("tui.x.panel.experiments", lang)), style=heading))
         ascii = self.glyphs.box == "ASCII"
         for name in EXPERIMENTS:
-            key = key_text(by_id(EXPERIMENT_KEYS[name]), ascii)
-            self.query_one(f"#{_id(name)}", Checkbox).label = f"{key} {self.tr(t(f'tui.x.experiment.{name}', lang))}"
+            label = self.tr(t(f"tui.x.experiment.{name}", lang))
+            if EXPERIMENT_KEYS[name] in _BOUND:  # the app binds a key to the first four
+                label = f"{key_text(by_id(EXPERIMENT_KEYS[name]), ascii)} {label}"
+            else:
+                label = f"  {label}"  # aligned with the keyed ones
+            self.query_one(f"#{_id(name)}", Checkbox).label = label
         self.query_one("#x-lens", Checkbox).label = (
             f"{key_text(by_id('x.lens'), ascii)} {self.tr(t('tui.x.field.lens', lang))}")
+
+    def _select_refused(self, problem: Problem | None) -> None:
+        """A refused text box shows the kept value selected, the cursor at
+        its end: typing replaces it, the arrow keys keep it."""
+        if problem is None:
+            return
+        name = problem.params.get("field")
+        if name not in TEXT_BOXES:
+            return
+        box = self.query_one(f"#{_id(name)}", Input)
+        box.selection = Selection(0, len(box.value))
 
     def _overrides(self, session: ExploreSession, lang: str) -> None:
         config = session.config
@@ -286,7 +323,9 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         if event.value != event.select.value:
             return
         if name is not None and isinstance(event.value, str):
-            self.post_message(self.Intent("field", name, event.value))
+            # A preset goes up as the pseudo-field "preset" (ExploreSession.set_field
+            # runs the preset transition), so the app's Intent routing is unchanged.
+            self.post_message(self.Intent("field", PRESET if name == "preset" else name, event.value))
 
     @on(Checkbox.Changed)
     def _ticked(self, event: Checkbox.Changed) -> None:
@@ -294,8 +333,8 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         name = self._field_of(event.checkbox.id)
         if name is None:
             return
-        if name == "causal":
-            self.post_message(self.Intent("field", "causal", event.value))
+        if name in ORDER:
+            self.post_message(self.Intent("field", name, event.value))
         elif name == "lens":
             self.post_message(self.Intent("lens", name, event.value))
         else:

@@ -1,0 +1,222 @@
+"""`maskattn-tui doctor`: its arguments and its run. Importing this module
+loads neither numpy nor the doctor's engine (so `doctor --help` stays
+light); `run` imports them.
+
+    maskattn-tui doctor FILE [--json] [--lang zh|en] [--batch B] [--head H] [--polarity attend|blocked]
+    maskattn-tui doctor --attention-mask 0,0,1,1,1 [--position-ids 0,1,2,3,4] [--past P]
+    maskattn-tui doctor FILE --expect [--past P] [--new N] [--pad K] [--pad-side left|right]
+        [--no-causal] [--window W] [--chunk C] [--prefix P] [--documents L1,L2,...] [--tree -1,0,0,...]
+
+The --expect options are explore's (explore.fields.MASK_FIELDS, with a saved
+mask's wider bounds): the same parse, ranges, combination checks and
+messages as `maskattn-tui --past ... --window ...`.
+
+Exit 0: diagnosed (whatever was found), or --expect and every cell
+matches; 1: --expect and some cell differs; 2: bad input (one line)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from maskattn_tui.cli.explore_options import accept_dash_lists, add_field_options, blame_option, given_options
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.explore.fields import MASK_FIELDS, shown_text
+from maskattn_tui.i18n import t
+
+#: The --expect options: explore's mask fields, stored as expect_<field>.
+EXPECT_FIELDS = MASK_FIELDS
+#: Their help (the doctor's: defaults come from the mask's shape).
+HELP_KEYS = {f.name: "no_causal" if f.name == "causal" else f.name for f in EXPECT_FIELDS}
+
+
+def _dest(field) -> str:
+    return f"expect_{field.name}"
+
+
+def _whole(lang: str, lo: int):
+    def convert(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if number is None or number < lo:
+            raise argparse.ArgumentTypeError(t("doctor.bad_whole", lang, value=value, lo=lo))
+        return number
+    return convert
+
+
+def _numbers(lang: str, lo: int):
+    """A comma- or space-separated list of whole numbers >= lo."""
+    def convert(value: str) -> tuple[int, ...]:
+        parts = value.replace(",", " ").strip(" []").split()
+        try:
+            numbers = tuple(int(p) for p in parts)
+        except ValueError:
+            numbers = ()
+        if not numbers or min(numbers) < lo:
+            raise argparse.ArgumentTypeError(t("doctor.bad_list", lang, value=value, lo=lo))
+        return numbers
+    return convert
+
+
+def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
+    from maskattn_tui.cli.parser import _lang
+
+    def h(key: str, **params) -> str:
+        return t(f"doctor.help.{key}", lang, **params)
+
+    parser.add_argument("file", nargs="?", metavar="FILE", help=h("file"))
+    parser.add_argument("--json", action="store_true", help=h("json"))
+    parser.add_argument("--lang", type=_lang, help=t("cli.help.lang", lang))
+    parser.add_argument("--batch", type=_whole(lang, 0), metavar="B", help=h("batch"))
+    parser.add_argument("--head", type=_whole(lang, 0), metavar="H", help=h("head"))
+    parser.add_argument("--polarity", choices=("attend", "blocked"), help=h("polarity"))
+    hf = parser.add_argument_group(h("hf_group"))
+    hf.add_argument("--attention-mask", type=_numbers(lang, 0), metavar="0,0,1,...", help=h("attention_mask"))
+    hf.add_argument("--position-ids", type=_numbers(lang, 0), metavar="0,1,2,...", help=h("position_ids"))
+    ex = parser.add_argument_group(h("expect_group"))
+    ex.add_argument("--expect", action="store_true", help=h("expect"))
+    add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), _dest)
+    accept_dash_lists(parser)
+
+
+def _check(args) -> None:
+    if args.file is not None and args.attention_mask is not None:
+        raise MaskattnError("doctor_both")
+    if args.file is None and args.attention_mask is None:
+        raise MaskattnError("doctor_neither")
+    past_given = hasattr(args, "expect_past")
+    if args.attention_mask is None:
+        if args.position_ids is not None:
+            raise MaskattnError("doctor_needs_hf", option="--position-ids")
+        if past_given and not args.expect:
+            raise MaskattnError("doctor_needs_expect", option="--past")
+    else:
+        for dest, option in (("batch", "--batch"), ("head", "--head"), ("expect", "--expect")):
+            if getattr(args, dest):
+                raise MaskattnError("doctor_not_with_hf", option=option)
+    if not args.expect:
+        for f in EXPECT_FIELDS:
+            if f.name != "past" and hasattr(args, _dest(f)):
+                raise MaskattnError("doctor_needs_expect", option=f.flag)
+
+
+def _given(args, fields=EXPECT_FIELDS) -> dict[str, object]:
+    return given_options(args, fields, _dest)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def run(args, lang: str) -> int:
+    _check(args)
+    if args.attention_mask is not None:
+        return _run_hf(args, lang)
+    from maskattn_tui.doctor.read import load_mask
+
+    mask, info = load_mask(args.file, args.batch, args.head)
+    if args.expect:
+        return _run_expect(mask, info, args, lang)
+    from maskattn_tui.doctor import report
+    from maskattn_tui.doctor.diagnose import diagnose
+
+    diag = diagnose(mask, args.polarity, info)
+    _write(report.dumps(report.to_json(diag, info, lang)) if args.json else report.human(diag, info, lang, mask))
+    return 0
+
+
+def _run_hf(args, lang: str) -> int:
+    from maskattn_tui.doctor import report
+    from maskattn_tui.doctor.diagnose import diagnose
+    from maskattn_tui.doctor.hf_pair import hf_pair
+
+    pair = hf_pair(list(args.attention_mask), args.position_ids, _hf_past(args))
+    diag = diagnose(pair.table, "attend", pair.info)
+    if args.json:
+        document = report.to_json(diag, pair.info, lang, pair.findings)
+        document["attention_mask"] = list(args.attention_mask)
+        document["expected_position_ids"] = list(pair.expected_positions)
+        _write(report.dumps(document))
+    else:
+        _write(report.human(diag, pair.info, lang, pair.table, pair.findings))
+    return 0
+
+
+def _hf_past(args) -> int | None:
+    """--past of a Hugging Face pair: the cache length, checked as --expect's."""
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    given = _given(args, [f for f in EXPECT_FIELDS if f.name == "past"])
+    if "past" not in given:
+        return None
+    try:
+        return ExpectOptions(past=given["past"], new=1).past
+    except MaskattnError as e:
+        raise blame_option(e, given) from None
+
+
+def _expect_options(shape: tuple[int, int], args):
+    """The --expect options given, over the mask's defaults: --new its rows,
+    --past its keys minus --new."""
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    rows, keys = shape
+    given = _given(args)
+    values = {"new": rows, **given}
+    if "past" not in values and isinstance(values["new"], int):
+        values["past"] = max(0, keys - values["new"])  # a mismatch is told as one of shape
+    try:
+        return ExpectOptions(**values)
+    except MaskattnError as e:
+        raise blame_option(e, given) from None
+
+
+def _run_expect(mask, info, args, lang: str) -> int:
+    from maskattn_tui.doctor import report
+    from maskattn_tui.doctor.expect import expect
+    from maskattn_tui.doctor.representation import Reading, classify
+
+    rows, keys = mask.shape
+    options = _expect_options((rows, keys), args)
+    polarity = args.polarity or "attend"
+    result = expect(mask, options, polarity, info.path)
+    rep = classify(mask, info.path)
+    reading = Reading(mask, rep, polarity)
+    shown = [bool(reading.band(r, r + 1)[0, k]) for r, k in result.cells]
+    extra = [list(c) for c, s in zip(result.cells, shown) if s]
+    missing = [list(c) for c, s in zip(result.cells, shown) if not s]
+    described = _described(options)
+    if args.json:
+        _write(report.dumps({
+            "schema": "maskattn-doctor-expect/1", "file": info.path, "shape": [rows, keys],
+            "representation": rep.kind, "polarity": polarity, "expected": options.as_dict(),
+            "match": result.count == 0, "differs": [list(c) for c in result.cells], "differs_count": result.count,
+            "shown_but_hidden": extra, "hidden_but_shown": missing,
+        }))
+    elif result.count == 0:
+        _write(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys, options=described))
+    else:
+        lines = [t("doctor.expect.differs", lang, file=info.path, count=result.count, total=rows * keys,
+                   options=described)]
+        if extra:
+            lines.append(t("doctor.expect.extra", lang, cells=report.cells_text(extra, len(extra))))
+        if missing:
+            lines.append(t("doctor.expect.missing", lang, cells=report.cells_text(missing, len(missing))))
+        if result.count > len(result.cells):
+            lines.append(t("doctor.expect.more", lang, more=result.count - len(result.cells)))
+        _write("\n".join(lines))
+    return 0 if result.count == 0 else 1
+
+
+def _described(options) -> str:
+    """The options as a command line would give them (explore's flags):
+    past and new always, the others when not their defaults."""
+    parts = []
+    for f in EXPECT_FIELDS:
+        value = getattr(options, f.name)
+        if f.name not in ("past", "new") and (value == f.default or f.name == "pad_side" and not options.pad):
+            continue
+        parts.append(f.flag if f.const is not None else f"{f.flag} {shown_text(f, value)}")
+    return " ".join(parts)

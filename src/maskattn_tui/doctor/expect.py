@@ -1,0 +1,120 @@
+"""`--expect`: the table the explore options describe, and where a mask
+differs from it.
+
+    expected_allowed(ExpectOptions(past=3, new=2, window=4))   # (new, past+new) bool
+
+ExpectOptions holds the mask fields of explore.fields (past, new, pad,
+pad_side, causal, window, chunk, prefix, documents, tree) and checks them as
+ExploreConfig does - the same ranges (a saved mask's wider ones for past,
+new, window and chunk: explore.fields.MASK_FIELDS), the same combination
+checks (explore.patterns.check_pattern), the same messages.
+
+Causal / PAD / past alone, up to the explorer's limits (32 + 32), come from
+`ExploreConfig(...).table().allowed`, the explorer's own rule; anything
+bigger, or with a pattern, from the vectorised rules in doctor.rules, which
+equal engine.rules cell by cell (tests/test_doctor_unify.py)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from maskattn_tui.doctor.compare import Comparison, compare
+from maskattn_tui.doctor.representation import Reading, classify
+from maskattn_tui.doctor.rules import Rule
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.explore.config import _simple  # the explorer's check of one simple field
+from maskattn_tui.explore.fields import BY_NAME, MASK_FIELDS
+from maskattn_tui.explore.patterns import check_pattern
+
+#: ExploreConfig's ranges: within them the explorer's own table is used.
+EXPLORE_MAX = {name: BY_NAME[name].hi for name in ("past", "new")}
+_SIMPLE_KINDS = ("int", "bool", "choice", "optional_int")
+
+
+@dataclass(frozen=True)
+class ExpectOptions:
+    past: int
+    new: int
+    pad: int = 0
+    pad_side: str = "left"
+    causal: bool = True
+    window: int | None = None
+    chunk: int | None = None
+    prefix: int | None = None
+    documents: tuple[int, ...] | None = None
+    tree: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        """Raises MaskattnError (its `field` names the field) as ExploreConfig would."""
+        fields = {f.name: f for f in MASK_FIELDS}
+        set_ = object.__setattr__
+        for name in ("past", "new"):  # their bounds do not depend on the length
+            set_(self, name, _simple(fields[name], getattr(self, name), 0))
+        for f in MASK_FIELDS:
+            if f.kind in _SIMPLE_KINDS and f.name not in ("past", "new"):
+                set_(self, f.name, _simple(f, getattr(self, f.name), self.past + self.new))
+        check_pattern(self)
+
+    def rule(self) -> Rule:
+        return Rule(rows=self.new, keys=self.past + self.new, offset=self.past, causal=self.causal,
+                    pad=self.pad, pad_side=self.pad_side, window=self.window, chunk=self.chunk,
+                    prefix=self.prefix, documents=self.documents, tree=self.tree)
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        for name in ("documents", "tree"):
+            if out[name] is not None:
+                out[name] = list(out[name])
+        return out
+
+
+def _explorer_can(options: ExpectOptions) -> bool:
+    return (options.window is options.chunk is options.prefix is options.documents is options.tree is None
+            and options.past <= EXPLORE_MAX["past"] and options.new <= EXPLORE_MAX["new"])
+
+
+def expected_allowed(options: ExpectOptions, rows: tuple[int, int] | None = None) -> np.ndarray:
+    """The expected table (True = may read), new x (past + new); `rows`
+    = (first, stop) for a band of it."""
+    rule = options.rule()
+    r0, r1 = rows if rows is not None else (0, options.new)
+    if _explorer_can(options):
+        from maskattn_tui.explore.config import ExploreConfig
+
+        config = ExploreConfig(past=options.past, new=options.new, pad=options.pad,
+                               pad_side=options.pad_side, causal=options.causal)
+        return np.array(config.table().allowed, dtype=bool).reshape(options.new, -1)[r0:r1]
+    return rule.table_rows(slice(r0, r1))
+
+
+class _Expected:
+    """The expected table as `compare` reads it (bands from expected_allowed)."""
+
+    def __init__(self, options: ExpectOptions) -> None:
+        self.options, self._rule = options, options.rule()
+        self.causal = options.causal or options.tree is not None
+        self.tree = options.tree
+
+    def positions(self, rows):
+        return self._rule.positions(rows)
+
+    def intervals(self):
+        return None  # compare cell by cell, through expected_allowed
+
+    def table_rows(self, index) -> np.ndarray:
+        index = np.asarray(index)
+        band = expected_allowed(self.options, (int(index[0]), int(index[-1]) + 1))
+        return band[index - index[0]]
+
+
+def expect(mask: np.ndarray, options: ExpectOptions, polarity: str = "attend", name: str = "mask") -> Comparison:
+    """Where `mask` (read True/1/0.0 = attend, or flipped) differs from the
+    expected table; its shape must be new x (past + new)."""
+    rows, keys = mask.shape
+    if (options.new, options.past + options.new) != (rows, keys):
+        raise MaskattnError("doctor_expect_shape", file=name, rows=rows, keys=keys, new=options.new,
+                            past=options.past, want=options.past + options.new)
+    reading = Reading(mask, classify(mask, name), polarity)
+    return compare(reading, None, _Expected(options))  # row statistics unused: no intervals

@@ -1,0 +1,184 @@
+"""What the doctor prints: the JSON document (strict JSON, schema
+"maskattn-doctor/1") and the short human report, in either language.
+Plain text, no Rich.
+
+The JSON document (a contract: tests/test_doctor_cli.py checks the fields).
+Cells are [row, key]; lists of cells hold at most 20, the *_count says how
+many there are. No NaN/Infinity tokens: a missing number is null.
+
+    schema "maskattn-doctor/1"; file, format, stored_shape, dtype, batch,
+    head, distinct_slices                      what was read
+    shape [L, S]
+    representation  bool|int01|float01|additive-inf|additive-finite|mixed
+    minimum, minimum_dtype                     additive-finite only, else null
+    polarity attend|blocked; alignment bottom-right|top-left|none; offset
+    alignment_score, hypotheses [{polarity, alignment, score}]
+    api             sdpa|mha|additive|int01|float01 (whose fixes are spelled)
+    rule            {name, causal, past, pad, pad_side, window, chunk, prefix,
+                     documents, tree, differs, cells}: the closest known rule
+    leaks, leak_count                visible future cells the rule hides
+    empty_rows, empty_row_count      rows with no visible key
+    pad_keys, pad_key_count, pad_side, pad_query_rows, pad_query_row_count
+    window (keys incl. self), chunk, prefix, documents (lengths), tree
+    (parents): null when absent
+    findings        [{code, level error|warning|info, message, cells, count}]
+
+`doctor --attention-mask` adds attention_mask and expected_position_ids
+(-1 at PAD); positions findings' cells are [token, given, expected].
+`--expect --json` writes {schema "maskattn-doctor-expect/1", file, shape,
+representation, polarity, expected {past, new, pad, pad_side, causal,
+window, chunk, prefix, documents, tree}, match, differs, differs_count,
+shown_but_hidden, hidden_but_shown}."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from maskattn_tui.doctor.blocks import FULL, PARTIAL, block_overview
+from maskattn_tui.doctor.compare import CELL_LIMIT
+from maskattn_tui.doctor.diagnose import Diagnosis, Finding
+from maskattn_tui.i18n import t
+
+SCHEMA = "maskattn-doctor/1"
+#: The human report lists findings in this order.
+LEVELS = ("error", "warning", "info")
+#: Masks up to this many rows and keys are drawn cell by cell.
+GRID_MAX = 48
+#: Code for each API the mask looks meant for: a correct bottom-right causal
+#: table of this shape, and the value that hides a cell.
+SNIPPETS = {
+    "sdpa": ("torch.ones({L}, {S}, dtype=torch.bool).tril({d})", "False"),
+    "mha": ("torch.ones({L}, {S}, dtype=torch.bool).triu({d1})", "True"),
+    "additive": ("torch.full(({L}, {S}), float('-inf')).triu({d1})", "-inf"),
+    "int01": ("torch.ones({L}, {S}, dtype=torch.long).tril({d})", "0"),
+    "float01": ("torch.zeros({L}, {S}).masked_fill(mask == 0, float('-inf'))", "-inf"),
+}
+
+
+def cells_text(cells, count: int) -> str:
+    shown = " ".join("(" + ",".join(str(v) for v in cell) + ")" for cell in cells)
+    more = count - len(cells)
+    return shown + (f" +{more}" if more > 0 and cells else "")
+
+
+def _fix_params(api: str, rows: int, keys: int, lang: str) -> dict:
+    snippet, hide = SNIPPETS[api]
+    d = keys - rows
+    return {"api": t(f"doctor.api.{api}", lang), "hide": hide, "rows": rows, "keys": keys, "past": d,
+            "snippet": snippet.format(L=rows, S=keys, d=d, d1=d + 1)}
+
+
+def finding_message(finding: Finding, diag: Diagnosis | None, lang: str) -> str:
+    params = dict(finding.params)
+    if diag is not None:
+        params = {**_fix_params(diag.api, *diag.shape, lang), "rule": _rule_text(diag, lang), **params}
+    params.setdefault("count", finding.count)
+    params["cells"] = cells_text(finding.cells, finding.count)
+    variant = params.pop("variant", None)
+    return t(f"doctor.finding.{finding.code}" + (f".{variant}" if variant else ""), lang, **params)
+
+
+def finding_json(finding: Finding, diag: Diagnosis | None, lang: str) -> dict:
+    return {"code": finding.code, "level": finding.level, "message": finding_message(finding, diag, lang),
+            "cells": [list(c) for c in finding.cells], "count": finding.count}
+
+
+def _keys_list(span) -> list[int]:
+    return [] if span is None else list(range(span[0], min(span[1], span[0] + CELL_LIMIT)))
+
+
+def to_json(diag: Diagnosis, info, lang: str, extra: tuple[Finding, ...] = ()) -> dict:
+    rep, align, fit = diag.representation, diag.alignment, diag.fit
+    pad = diag.pad_keys
+    return {
+        "schema": SCHEMA,
+        "file": info.path, "format": info.format, "stored_shape": list(info.shape), "dtype": info.dtype,
+        "batch": info.batch, "head": info.head, "distinct_slices": info.distinct_slices,
+        "shape": list(diag.shape),
+        "representation": rep.kind, "minimum": rep.minimum, "minimum_dtype": rep.minimum_dtype,
+        "polarity": align.polarity, "alignment": align.alignment, "offset": align.offset,
+        "alignment_score": round(align.score, 4),
+        "hypotheses": [{"polarity": p, "alignment": a, "score": s} for p, a, s in align.scores],
+        "api": diag.api,
+        "rule": {"name": fit.name, **fit.rule.describe(), "differs": fit.comparison.count,
+                 "cells": [list(c) for c in fit.comparison.cells]},
+        "leaks": [list(c) for c in diag.leaks], "leak_count": diag.leak_count,
+        "empty_rows": list(diag.empty_rows), "empty_row_count": diag.empty_row_count,
+        "pad_keys": _keys_list(pad), "pad_key_count": 0 if pad is None else pad[1] - pad[0],
+        "pad_side": diag.pad_side,
+        "pad_query_rows": list(diag.pad_query_rows), "pad_query_row_count": diag.pad_query_row_count,
+        "window": diag.window, "chunk": diag.chunk, "prefix": diag.prefix,
+        "documents": list(diag.documents) if diag.documents is not None else None,
+        "tree": list(diag.tree) if diag.tree is not None else None,
+        "findings": [finding_json(f, diag, lang) for f in (*diag.findings, *extra)],
+    }
+
+
+_FLAT_LIST = re.compile(r"\[\s+([-+\deE., \n]*?)\s+\]")
+
+
+def dumps(document: dict) -> str:
+    """Strict JSON (NaN/Infinity refused, not written), indented, with
+    lists of numbers on one line."""
+    text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False)
+    return _FLAT_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
+
+
+def _rule_text(diag: Diagnosis, lang: str) -> str:
+    rule, name = diag.rule, diag.fit.name
+    parts = [t(f"doctor.rule.{name}", lang, w=rule.window, c=rule.chunk, p=rule.prefix,
+               lengths=",".join(map(str, diag.documents or ())),
+               parents=",".join(map(str, (rule.tree or ())[:CELL_LIMIT])))]
+    if diag.pad_keys is not None:
+        a, b = diag.pad_keys
+        parts.append(t("doctor.rule.pad", lang, first=a, last=b - 1, side=t(f"doctor.side.{diag.pad_side}", lang)))
+    return t("doctor.report.join", lang).join(parts)
+
+
+def _picture(mask, diag: Diagnosis, lang: str) -> list[str]:
+    from maskattn_tui.doctor.representation import Reading
+
+    rows, keys = diag.shape
+    reading = Reading(mask, diag.representation, diag.polarity)
+    if rows <= GRID_MAX and keys <= GRID_MAX:
+        got = reading.band(0, rows)
+        want = diag.rule.table_rows(slice(0, rows))
+        chars = np.where(got, np.where(want, "#", "!"), np.where(want, "o", "."))
+        lines = [t("doctor.report.grid", lang)]
+        lines += [f"  q{int(r) + diag.offset:<4}" + "".join(chars[r]) for r in range(rows)]
+        return lines
+    block = -(-max(rows, keys) // GRID_MAX)
+    tiles = block_overview(mask, block, diag.polarity)
+    chars = np.where(tiles == FULL, "#", np.where(tiles == PARTIAL, "+", "."))
+    return [t("doctor.report.blocks", lang, block=block)] + ["  " + "".join(line) for line in chars]
+
+
+def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...] = ()) -> str:
+    rep, align = diag.representation, diag.alignment
+    rows, keys = diag.shape
+    lines = [t("doctor.report.head", lang, file=info.path, format=info.format, dtype=info.dtype,
+               shape="x".join(map(str, info.shape)))]
+    if info.batch is not None:
+        lines.append(t("doctor.report.slices3" if info.head is None else "doctor.report.slices", lang,
+                       distinct="?" if info.distinct_slices is None else info.distinct_slices,
+                       batch=info.batch, head=info.head))
+    kind = t(f"doctor.repr.{rep.kind}", lang, minimum=f"{rep.minimum:.6g}" if rep.minimum is not None else "",
+             dtype=rep.minimum_dtype or "?")
+    lines.append(t("doctor.report.representation", lang, rows=rows, keys=keys, kind=kind))
+    lines.append(t("doctor.report.reading", lang, polarity=t(f"doctor.polarity.{align.polarity}.{rep.reading}", lang),
+                   alignment=t(f"doctor.alignment.{align.alignment}", lang, offset=align.offset),
+                   score=f"{align.score:.2f}"))
+    lines.append(t("doctor.report.rule", lang, rule=_rule_text(diag, lang), differs=diag.fit.comparison.count))
+    findings = sorted((*diag.findings, *extra), key=lambda f: LEVELS.index(f.level))
+    if findings:
+        lines.append(t("doctor.report.findings", lang))
+        for f in findings:
+            lines.append(f"  [{t(f'doctor.level.{f.level}', lang)}] {finding_message(f, diag, lang)}")
+    else:
+        lines.append(t("doctor.report.healthy", lang))
+    if mask is not None:
+        lines += _picture(mask, diag, lang)
+    return "\n".join(lines) + "\n"

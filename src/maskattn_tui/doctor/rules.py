@@ -1,0 +1,187 @@
+"""Visibility rules as numpy tables, built row band by row band.
+
+A `Rule` says which keys each query row may read. Query row r sits at the
+absolute position ``p = offset + r``; keys are the positions 0 .. keys-1.
+The parts combine as in Hugging Face's masking_utils (and the explorer):
+
+    order    causal: k <= p            (not causal: every key)
+             tree:   committed keys k < offset, ancestors and self only
+    prefix   OR  k < prefix            (a bidirectional prefix, then causal)
+    window   AND p - window < k        (window = keys incl. self, HF's
+                                        sliding_window); not causal: |p-k| < window,
+                                        a bidirectional window the inference may
+                                        report but --expect refuses, as explore does
+    chunk    AND (k-o) // chunk == (p-o) // chunk, o = the first real token
+                                       with left PAD (HF's chunked_overlay)
+    documents AND same document (lengths covering the keys)
+    pad      AND k is not PAD (the first `pad` keys, or the last)
+
+Every rule but a tree gives each row one contiguous run of keys, so it also
+has `intervals()`: per row the first and last visible key (first > last for
+an empty row), which lets big masks be compared without building tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from maskattn_tui.errors import MaskattnError
+
+#: A tree's ancestor table is rows x rows booleans: refuse bigger trees.
+TREE_MAX = 8192
+
+
+@dataclass(frozen=True)
+class Rule:
+    rows: int
+    keys: int
+    offset: int
+    causal: bool = True
+    pad: int = 0
+    pad_side: str = "left"
+    window: int | None = None
+    chunk: int | None = None
+    prefix: int | None = None
+    documents: tuple[int, ...] | None = None
+    #: parent of each new token (row), -1 for a child of the committed keys
+    tree: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.pad <= self.keys:
+            raise MaskattnError("doctor_pad_range", value=self.pad, hi=self.keys)
+        for name in ("window", "chunk"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise MaskattnError("doctor_positive", option=f"--{name}", value=value)
+        if self.prefix is not None and not 0 <= self.prefix <= self.keys:
+            raise MaskattnError("doctor_prefix_range", value=self.prefix, hi=self.keys)
+        if self.documents is not None:
+            if any(n < 1 for n in self.documents) or sum(self.documents) != self.keys:
+                raise MaskattnError("doctor_documents_sum", lengths=_join(self.documents), keys=self.keys)
+        if self.tree is not None:
+            if len(self.tree) != self.rows:
+                raise MaskattnError("doctor_tree_length", got=len(self.tree), rows=self.rows)
+            for i, parent in enumerate(self.tree):
+                if not -1 <= parent < i:
+                    raise MaskattnError("doctor_tree_parent", index=i, value=parent)
+            if self.rows > TREE_MAX:
+                raise MaskattnError("doctor_tree_size", rows=self.rows, most=TREE_MAX)
+            if self.offset + self.rows > self.keys or self.offset < 0:
+                raise MaskattnError("doctor_tree_keys", rows=self.rows, keys=self.keys, past=self.offset)
+
+    def replace(self, **changes) -> "Rule":
+        return replace(self, **changes)
+
+    # --- pieces -----------------------------------------------------------------
+
+    def positions(self, rows) -> np.ndarray:
+        """Absolute positions of query rows (a slice or an index array)."""
+        if isinstance(rows, slice):
+            rows = np.arange(*rows.indices(self.rows))
+        return np.asarray(rows, dtype=np.int64) + self.offset
+
+    @cached_property
+    def _doc_ends(self) -> np.ndarray:
+        return np.cumsum(np.asarray(self.documents, dtype=np.int64))
+
+    def _doc_of(self, positions: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self._doc_ends, positions, side="right")
+
+    @cached_property
+    def _ancestors(self) -> np.ndarray:
+        """[i, j]: new token j is node i or one of its ancestors."""
+        n = self.rows
+        table = np.zeros((n, n), dtype=bool)
+        for i, parent in enumerate(self.tree):
+            if parent >= 0:
+                table[i, : parent + 1] = table[parent, : parent + 1]
+            table[i, i] = True
+        return table
+
+    @property
+    def chunk_origin(self) -> int:
+        """Where chunks are counted from: the first real token (engine.rules)."""
+        return self.pad if self.pad_side == "left" else 0
+
+    def _pad_keys(self) -> tuple[int, int]:
+        """PAD keys as the range [start, stop)."""
+        if self.pad_side == "left":
+            return 0, self.pad
+        return self.keys - self.pad, self.keys
+
+    # --- the table ----------------------------------------------------------------
+
+    def table_rows(self, rows) -> np.ndarray:
+        """The allowed table (True = may read) for these query rows: a slice
+        or an array of row indices."""
+        p = self.positions(rows)[:, None]
+        k = np.arange(self.keys)[None, :]
+        if self.tree is not None:
+            index = np.arange(*rows.indices(self.rows)) if isinstance(rows, slice) else np.asarray(rows)
+            allowed = np.zeros((len(index), self.keys), dtype=bool)
+            allowed[:, : self.offset] = True
+            allowed[:, self.offset: self.offset + self.rows] = self._ancestors[index]
+        else:
+            allowed = (k <= p) if self.causal else np.ones((p.shape[0], self.keys), dtype=bool)
+        if self.prefix:
+            allowed |= k < self.prefix
+        if self.window is not None:
+            allowed &= k > p - self.window
+            if not self.causal:
+                allowed &= k < p + self.window
+        if self.chunk is not None:
+            o = self.chunk_origin
+            allowed &= ((k - o) // self.chunk) == ((p - o) // self.chunk)
+        if self.documents is not None:
+            allowed &= self._doc_of(k) == self._doc_of(p)
+        if self.pad:
+            start, stop = self._pad_keys()
+            allowed[:, start:stop] = False
+        return allowed
+
+    def intervals(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per row (first, last) visible key, first > last when the row is
+        empty; None for a tree (its rows are not one run of keys)."""
+        if self.tree is not None:
+            return None
+        p = self.positions(slice(None))
+        last_key = self.keys - 1
+        lo = np.zeros_like(p)
+        hi = np.minimum(p, last_key) if self.causal else np.full_like(p, last_key)
+        if self.prefix:
+            hi = np.maximum(hi, self.prefix - 1)
+        if self.window is not None:
+            lo = np.maximum(lo, p - self.window + 1)
+            if not self.causal:
+                hi = np.minimum(hi, p + self.window - 1)
+        if self.chunk is not None:
+            o = self.chunk_origin
+            start = ((p - o) // self.chunk) * self.chunk + o
+            lo, hi = np.maximum(lo, start), np.minimum(hi, start + self.chunk - 1)
+        if self.documents is not None:
+            doc = self._doc_of(p)
+            ends = np.append(self._doc_ends, self.keys + max(0, int(p.max(initial=0)) + 1))
+            starts = np.concatenate(([0], ends[:-1]))
+            lo, hi = np.maximum(lo, starts[doc]), np.minimum(hi, ends[doc] - 1)
+        if self.pad:
+            start, stop = self._pad_keys()
+            if start == 0:
+                lo = np.maximum(lo, stop)
+            else:
+                hi = np.minimum(hi, start - 1)
+        hi = np.minimum(hi, last_key)
+        return lo, hi
+
+    def describe(self) -> dict:
+        """The rule's parts, for JSON and the report (None = not used)."""
+        return {"causal": self.causal, "past": self.offset, "pad": self.pad,
+                "pad_side": self.pad_side if self.pad else None, "window": self.window,
+                "chunk": self.chunk, "prefix": self.prefix,
+                "documents": list(self.documents) if self.documents is not None else None,
+                "tree": list(self.tree) if self.tree is not None else None}
+
+
+def _join(values) -> str:
+    return ",".join(str(v) for v in values)

@@ -1,0 +1,126 @@
+"""The mask rules real models use, each a pure predicate over absolute
+positions: "does this rule alone block query position p from key position k?"
+
+A blocked cell names every rule that alone would block it, in RULE_ORDER.
+Facts behind the conventions: ../shared/MASK-PATTERNS.md (sections 1.2, 1.6).
+
+* future   - causal: k > p (with a prefix-LM, keys < prefix are never future)
+* pad      - the key is PAD
+* window   - sliding window of W keys including the query's own position,
+             Hugging Face's convention: blocked when k <= p - W (the causal
+             side is the future rule's business)
+* chunk    - chunked attention (Llama 4): floor((k - o) / C) != floor((p - o) / C),
+             o = the first real token with left padding (HF's chunked_overlay)
+* document - packed sequences: the key lies in another document
+* tree     - a speculative draft tree: a draft key that is not an ancestor
+             of the query (nor the query itself); it replaces `future`
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+RULE_ORDER = ("future", "pad", "window", "chunk", "document", "tree")
+
+
+def document_starts(lengths: tuple[int, ...]) -> tuple[int, ...]:
+    """Absolute position of each document's first token."""
+    starts, at = [], 0
+    for n in lengths:
+        starts.append(at)
+        at += n
+    return tuple(starts)
+
+
+def document_of(lengths: tuple[int, ...]) -> tuple[int, ...]:
+    """Per absolute position: the index of its document."""
+    return tuple(d for d, n in enumerate(lengths) for _ in range(n))
+
+
+def tree_depths(parents: tuple[int, ...]) -> tuple[int, ...]:
+    """Depth of each draft node: 0 for a node attached to the committed prefix."""
+    depths: list[int] = []
+    for parent in parents:
+        depths.append(0 if parent < 0 else depths[parent] + 1)
+    return tuple(depths)
+
+
+def tree_ancestors(parents: tuple[int, ...]) -> tuple[frozenset[int], ...]:
+    """Per draft node: the set of its ancestors and itself (node indices)."""
+    out: list[frozenset[int]] = []
+    for i, parent in enumerate(parents):
+        out.append(frozenset({i}) | (out[parent] if parent >= 0 else frozenset()))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Which rules apply, with their parameters (None = rule off)."""
+
+    causal: bool = True
+    window: int | None = None
+    chunk: int | None = None
+    #: absolute position chunks are counted from (the first real token with left PAD)
+    chunk_origin: int = 0
+    prefix: int | None = None
+    documents: tuple[int, ...] | None = None
+    tree: tuple[int, ...] | None = None
+    #: absolute position of draft node 0 (= the committed length, past)
+    tree_start: int = 0
+
+    @cached_property
+    def _doc(self) -> tuple[int, ...]:
+        return document_of(self.documents or ())
+
+    @cached_property
+    def _ancestors(self) -> tuple[frozenset[int], ...]:
+        return tree_ancestors(self.tree or ())
+
+    def _draft(self, position: int) -> int | None:
+        """The draft node at this absolute position, or None (committed)."""
+        if self.tree is None:
+            return None
+        i = position - self.tree_start
+        return i if 0 <= i < len(self.tree) else None
+
+    def blocks(self, rule: str, p: int, k: int, key_is_pad: bool) -> bool:
+        """Would `rule` alone block query position p from key position k?"""
+        if rule == "future":
+            if self.tree is not None and self._draft(k) is not None and self._draft(p) is not None:
+                return False  # among draft nodes ancestry replaces time order
+            if not self.causal or k <= p:
+                return False
+            return not (self.prefix is not None and k < self.prefix)
+        if rule == "pad":
+            return key_is_pad
+        if rule == "window":
+            return self.window is not None and k <= p - self.window
+        if rule == "chunk":
+            if self.chunk is None:
+                return False
+            o = self.chunk_origin
+            return (k - o) // self.chunk != (p - o) // self.chunk
+        if rule == "document":
+            if self.documents is None:
+                return False
+            doc = self._doc
+            return doc[k] != doc[p]
+        if rule == "tree":
+            qi, ki = self._draft(p), self._draft(k)
+            return qi is not None and ki is not None and ki not in self._ancestors[qi]
+        raise ValueError(f"unknown rule {rule!r}")
+
+    def reasons(self, p: int, k: int, key_is_pad: bool) -> tuple[str, ...]:
+        """Every rule that alone blocks (p, k), in RULE_ORDER; () = allowed."""
+        return tuple(rule for rule in RULE_ORDER if self.blocks(rule, p, k, key_is_pad))
+
+    def position_id(self, position: int) -> int:
+        """The position a rotary embedding would use: restarted at 0 in each
+        document; past + depth for a draft node; else the absolute position."""
+        if self.documents is not None and position < len(self._doc):
+            return position - document_starts(self.documents)[self._doc[position]]
+        draft = self._draft(position)
+        if draft is not None:
+            return self.tree_start + tree_depths(self.tree)[draft]  # type: ignore[arg-type]
+        return position

@@ -1,0 +1,130 @@
+"""The mask patterns of an ExploreConfig: their checks, which combine, the
+engine Pattern they make, and presets named after the models that use them.
+
+Combinations are refused when the two rules disagree about what a row is
+(a draft tree replaces time order; a window and chunks are two different
+local schemes; a prefix-LM's bidirectional block has no agreed meaning inside
+a window, chunk or packed document) or when a rule needs the causal rule to
+mean anything (a one-sided window, a prefix-LM). A window inside packed
+documents, and PAD with a window or chunks, combine."""
+
+from __future__ import annotations
+
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.engine.rules import Pattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maskattn_tui.explore.config import ExploreConfig
+
+#: Config fields that switch a rule beyond causal/PAD on (None = off).
+PATTERN_FIELDS = ("window", "chunk", "prefix", "documents", "tree")
+
+#: (a, b): these two are refused together (b is the field blamed: the later one).
+REFUSED_PAIRS = (
+    ("window", "chunk"),
+    ("window", "prefix"),
+    ("chunk", "prefix"),
+    ("chunk", "documents"),
+    ("prefix", "documents"),
+    ("window", "tree"),
+    ("chunk", "tree"),
+    ("prefix", "tree"),
+    ("documents", "tree"),
+)
+#: Rules that need the causal rule on.
+NEED_CAUSAL = ("window", "prefix", "tree")
+
+
+def _whole_list(field: str, value: object) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)) or not value:
+        raise MaskattnError(f"explore_{field}_list", field=field, value=value)
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise MaskattnError(f"explore_{field}_list", field=field, value=value)
+    return tuple(value)
+
+
+def _check_documents(value: object, length: int) -> tuple[int, ...]:
+    lengths = _whole_list("documents", value)
+    for i, n in enumerate(lengths):
+        if n < 1:
+            raise MaskattnError("explore_documents_length", field="documents", index=i + 1, value=n)
+    if sum(lengths) != length:
+        raise MaskattnError("explore_documents_sum", field="documents",
+                            lengths=",".join(map(str, lengths)), total=sum(lengths), want=length)
+    return lengths
+
+
+def _check_tree(value: object, new: int) -> tuple[int, ...]:
+    parents = _whole_list("tree", value)
+    if len(parents) != new:
+        raise MaskattnError("explore_tree_length", field="tree", got=len(parents), want=new)
+    for i, parent in enumerate(parents):
+        if not -1 <= parent < i:
+            raise MaskattnError("explore_tree_parent", field="tree", node=i, value=parent, hi=i - 1)
+    return parents
+
+
+def check_pattern(config: "ExploreConfig") -> None:
+    """Check the list-valued pattern fields (normalised to tuples) and the
+    combinations. Raises MaskattnError whose `field` names the field blamed."""
+    set_ = object.__setattr__
+    if config.documents is not None:
+        set_(config, "documents", _check_documents(config.documents, config.past + config.new))
+    if config.tree is not None:
+        set_(config, "tree", _check_tree(config.tree, config.new))
+    on = [name for name in PATTERN_FIELDS if getattr(config, name) is not None]
+    for a, b in REFUSED_PAIRS:
+        if a in on and b in on:
+            raise MaskattnError(f"explore_combo_{a}_{b}", field=b)
+    if not config.causal:
+        for name in NEED_CAUSAL:
+            if name in on:
+                raise MaskattnError("explore_needs_causal", field=name, rule=name)
+
+
+def pattern_of(config: "ExploreConfig", causal: bool) -> Pattern:
+    return Pattern(
+        causal=causal,
+        window=config.window,
+        chunk=config.chunk,
+        # Hugging Face counts chunks from the first real token when PAD is on the left.
+        chunk_origin=config.pad if config.pad_side == "left" else 0,
+        prefix=config.prefix,
+        documents=config.documents,
+        tree=config.tree,
+        tree_start=config.past,
+    )
+
+
+#: Preset name -> the fields it sets (everything else pattern-related is reset;
+#: seed, temperature and the empty-row policy are kept).
+PRESETS: dict[str, dict[str, object]] = {
+    "causal": dict(past=3, new=2),
+    "sliding-window": dict(past=4, new=2, window=3),
+    "chunked": dict(past=2, new=6, chunk=4),
+    "prefix-lm": dict(past=0, new=5, prefix=2),
+    "packed": dict(past=0, new=8, documents=(3, 2, 3)),
+    "draft-tree": dict(past=3, new=5, tree=(-1, 0, 0, 1, 2)),
+}
+#: What a preset resets before setting its own fields.
+PRESET_RESET: dict[str, object] = dict(
+    pad=0, pad_side="left", causal=True, q=None, k=None, v=None, v_override=(), score_override=(),
+    **{name: None for name in PATTERN_FIELDS},
+)
+
+
+def preset_changes(name: str) -> dict[str, object]:
+    """The config changes of preset `name`; unknown names raise MaskattnError."""
+    if name not in PRESETS:
+        raise MaskattnError("explore_preset", field="preset", value=name, choices=", ".join(PRESETS))
+    return {**PRESET_RESET, **PRESETS[name]}
+
+
+def matching_preset(config: "ExploreConfig") -> str | None:
+    """The preset this configuration is (the panel shows it), or None."""
+    for name in PRESETS:
+        if all(getattr(config, k) == v for k, v in preset_changes(name).items()):
+            return name
+    return None
