@@ -43,7 +43,17 @@ DEFAULT_STYLES: dict[str, str] = {
     "diff": "bold white on blue",
     "warning": "bold red",
     "title": "bold",
+    # mask mode (the doctor in the app): cells hidden for another reason, blocks
+    "hidden": "bold white on grey35",
+    "block.full": "bold black on green3",
+    "block.partial": "bold black on dark_khaki",
+    "block.empty": "grey70 on grey23",
 }
+
+#: Glyphs of mask mode's reasons (unicode, ASCII): cells hidden neither by
+#: causality nor PAD, and FlexAttention-style blocks.
+MASK_GLYPHS = {"hidden": ("×", "x"), "block.full": ("█", "#"), "block.partial": ("▒", "+"),
+               "block.empty": ("·", ".")}
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,8 @@ class Palette:
         return self.tr(pick(texts, lang))
 
     def cell_glyph(self, cell_value: str) -> str:
+        if cell_value in MASK_GLYPHS:
+            return MASK_GLYPHS[cell_value][1 if self.ascii else 0]
         return {
             "allowed": self.glyphs.allowed,
             "future": self.glyphs.future,
