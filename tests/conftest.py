@@ -6,26 +6,47 @@ import inspect
 
 import pytest
 
-#: How long a snapshot waits for the app to settle before the keys are
-#: pressed: the start takes several layout passes, each painted at the next
-#: tick of Textual's screen timer (1/60 s), then the steps are drawn ahead.
-SETTLE_SECONDS = 0.25
+#: The longest a snapshot waits for the app's readiness signal.
+READY_TIMEOUT = 5.0
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: a long random-key run (deselect locally with -m 'not slow'; CI runs it)")
+
+
+async def settled(pilot) -> None:
+    """Until the app says its first screen is drawn (`app.ready`), then
+    until nothing is pending: no timed sleep."""
+    app = pilot.app
+    waited = 0.0
+    while not getattr(app, "ready", True) and waited < READY_TIMEOUT:
+        await pilot.pause(0.01)
+        waited += 0.01
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
 
 
 @pytest.fixture
 def snap_compare(snap_compare):
     """pytest-textual-snapshot's snap_compare, but the screenshot shows the
-    settled screen, as a person sees it: its own few pauses can fall
-    between two layout passes (a pane's scrollbar appears in the last)."""
+    settled screen: it waits for the app's readiness signal before the
+    keys and for the screen to settle after them ("wait:N" entries of
+    `press` are dropped: nothing here is timed)."""
 
-    def compare(app, *args, run_before=None, **kwargs):
+    def compare(app, *args, run_before=None, press=(), **kwargs):
+        keys = [k for k in press if not k.startswith("wait:")]
+
         async def settle(pilot):
-            await pilot.pause(SETTLE_SECONDS)
+            await settled(pilot)
             if run_before is not None:
                 result = run_before(pilot)
                 if inspect.isawaitable(result):
                     await result
-                await pilot.pause(SETTLE_SECONDS)
+                await settled(pilot)
+            if keys:
+                await pilot.press(*keys)
+                await settled(pilot)
 
         return snap_compare(app, *args, run_before=settle, **kwargs)
 

@@ -1,191 +1,122 @@
-"""How the app draws a step: the figure's frame holds still, stepping lays
-nothing out again once the frame is big enough, the other steps are drawn
-ahead while the app is idle, and the collector paused by the CLI is
-resumed once the screen is drawn."""
+"""How the app draws, measured by what it does: nothing changes size when
+stepping, a row move repaints only the lines of the two rows (whatever
+the table's size), the grid's labels and header stay in view when it
+scrolls, and the collector paused by the CLI is resumed once the screen
+is drawn."""
 
 from __future__ import annotations
 
 import gc
 
 import pytest
-from textual.screen import Screen
 
-import maskattn_tui.tui.widgets.bars as bars_widget
-import maskattn_tui.tui.widgets.grid as grid_widget
+from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.render.grid_lines import TableBlock
+from maskattn_tui.render.palette import default_palette
+from maskattn_tui.render.table_source import SyntheticSource
 from maskattn_tui.tui import make_app
-from maskattn_tui.tui.app import PREWARM_DELAY
 
-SETTLE = PREWARM_DELAY + 0.25
-
-
-def count_layouts(monkeypatch) -> list[int]:
-    """Count the screen's layout passes from now on."""
-    passes = [0]
-    original = Screen._refresh_layout
-
-    def counted(self, *args, **kwargs):
-        passes[0] += 1
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
-    return passes
+PANES = ("#player", "#condition", "#grid", "#bars", "#explain", "#keys")
 
 
-@pytest.mark.parametrize("size", [(100, 30), (80, 24), (160, 40)])
-async def test_panes_keep_their_width_at_every_step(size):
-    """The grid pane is as wide as the widest step from the start, so
-    stepping never moves the bars pane sideways."""
-    app = make_app(lang="en")
+def regions(app) -> dict:
+    return {p: app.query_one(p).region for p in PANES}
+
+
+def virtual(app) -> dict:
+    return {p: app.query_one(p).virtual_size for p in ("#grid", "#bars", "#explain")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)])
+async def test_nothing_moves_or_resizes_when_stepping(size, lang):
+    app = make_app(lang=lang, dwell=10.0)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        widths = set()
-        for _ in range(5):
-            widths.add((app.query_one("#grid-pane").region.width, app.query_one("#bars-pane").region.width))
-            await pilot.press("right")
-            await pilot.pause()
-        assert len(widths) == 1, widths
-
-
-@pytest.mark.parametrize("size", [(120, 36)])
-async def test_the_frame_never_shrinks_so_revisits_lay_nothing_out(monkeypatch, size):
-    """Where the tallest step fits its panes. (Where it does not, a step
-    that fits again shrinks the widget to its pane: the next test.)"""
-    app = make_app(lang="en")
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause(SETTLE)
-        for _ in range(4):  # 1 -> 5: steps 4 and 5 need a taller figure once
-            await pilot.press("right")
-            await pilot.pause()
-        explain = app.query_one("#explain-pane").region
-        passes = count_layouts(monkeypatch)
-        for key in ["left"] * 4 + ["right"] * 4 + ["down", "up"]:
+        first, sizes = regions(app), virtual(app)
+        for key in ["right"] * 4 + ["down", "up", "left", "down"] * 2 + ["home", "end"]:
             await pilot.press(key)
             await pilot.pause()
-            assert app.query_one("#explain-pane").region == explain  # nothing below the figure moved
-        assert passes[0] == 0
+            assert regions(app) == first, key
+            assert virtual(app) == sizes, key
 
 
-@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
-async def test_a_short_step_after_a_tall_one_keeps_the_room_not_a_scrollbar(size):
-    """Where steps 4-5 overflow the grid pane (it scrolls), going back to a
-    step that fits leaves the pane as tall as it was (nothing below moves)
-    and without a scrollbar over blank lines."""
-    app = make_app(lang="en")
-    async with app.run_test(size=size) as pilot:
+async def test_the_explanation_returns_to_the_caption():
+    """On every step, row, language or configuration change."""
+    app = make_app(step=2, dwell=10.0)
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("end")
-        await pilot.pause()
-        pane = app.query_one("#grid-pane")
-        assert pane.show_vertical_scrollbar  # step 5 does not fit: it scrolls
-        explain = app.query_one("#explain-pane").region
-        for key in ["home", "right", "right"]:
+        explain = app.query_one("#explain")
+        for key in ("right", "up", "L", "left"):
+            await pilot.press("pagedown", "pagedown")
+            await pilot.pause()
+            assert explain.scroll_y > 0
             await pilot.press(key)
             await pilot.pause()
-            assert not pane.show_vertical_scrollbar, app.state.step
-            assert pane.max_scroll_y == 0, app.state.step
-            assert app.query_one("#explain-pane").region == explain, app.state.step
+            assert explain.scroll_y == 0, key
 
 
-async def test_steps_of_one_size_repaint_without_a_layout_pass(monkeypatch):
-    """Steps 1-3 draw grids of one size: a step repaints, nothing is laid out."""
-    app = make_app(lang="en")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(SETTLE)
-        passes = count_layouts(monkeypatch)
-        for key in ["right", "right", "left", "left"]:
-            await pilot.press(key)
-            await pilot.pause()
-        assert app.state.step == 1
-        assert passes[0] == 0
 
 
-async def test_the_bars_fit_their_pane_at_every_step():
-    """The reasons wrap and the bars shorten: no sideways scrolling."""
-    app = make_app(lang="en")
-    async with app.run_test(size=(100, 30)) as pilot:
+@pytest.mark.parametrize("config", [ExploreConfig(past=3, new=2), ExploreConfig(past=32, new=32)],
+                         ids=["3+2", "32+32"])
+async def test_a_row_move_repaints_only_the_two_rows(config):
+    app = make_app(explore=config)
+    async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
-        for step in range(1, 6):
-            pane = app.query_one("#bars-pane")
-            assert pane.max_scroll_x == 0, step
-            assert app.query_one("#bars").region.width <= pane.content_region.width, step
-            await pilot.press("right")
-            await pilot.pause()
+        grid = app.query_one("#grid")
+        await pilot.press("down")  # to the second row; the grid needs no scroll
+        await pilot.pause()
+        before = grid.lines_drawn
+        await pilot.press("up")
+        await pilot.pause()
+        assert grid.lines_drawn - before == 2  # the row left and the row entered
 
 
-async def test_other_steps_are_drawn_ahead_while_idle(monkeypatch):
-    app = make_app(lang="en")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(SETTLE)
-        built = []
-        for module, name in ((grid_widget, "mask_grid"), (bars_widget, "softmax_bars")):
-            original = getattr(module, name)
-            monkeypatch.setattr(module, name, lambda *a, _o=original, _n=name, **k: built.append(_n) or _o(*a, **k))
-        for _ in range(2):  # steps 2 and 3 (same size as step 1)
-            await pilot.press("right")
-            await pilot.pause()
-        assert app.state.step == 3
-        assert built == []  # repainted from the drawings made ahead
+def test_a_table_line_costs_what_the_screen_shows_not_the_table():
+    """A 4,096 x 4,096 table: one line asks for the cells in view only."""
+    asked = []
+
+    class Counting(SyntheticSource):
+        def cell(self, row, col):
+            asked.append((row, col))
+            return super().cell(row, col)
+
+    for n in (5, 4096):
+        asked.clear()
+        block = TableBlock(Counting(n, n), default_palette(), "en", 0, cell_width=2)
+        line = block.window(block.header + n // 2, x=2 * (n // 3), width=120)
+        assert sum(s.cell_length for s in line) == 120
+        assert len(asked) <= 120 // 2 + 1
 
 
-async def test_the_app_resumes_a_collector_paused_for_the_start():
-    was_enabled = gc.isenabled()
-    app = make_app(lang="en")
+async def test_the_grid_keeps_its_labels_and_header_when_scrolled():
+    app = make_app(explore=ExploreConfig(past=32, new=32))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        grid = app.query_one("#grid")
+        assert grid.max_scroll_x > 0 and grid.max_scroll_y > 0
+        await pilot.press("shift+right", "shift+right", "shift+down", "shift+down")
+        await pilot.pause()
+        assert grid.scroll_x > 0 and grid.scroll_y > 0
+        header = grid.render_line(0).text
+        assert header.lstrip().startswith("queries")
+        row = grid.render_line(grid.fixed_lines).text
+        assert row.split()[0].startswith("q") or row.split()[1].startswith("q")
+        # the first column shown is not k0: the cells scrolled, not the labels
+        first_cell = row.split("│")[1]
+        assert first_cell.startswith("✓")
+
+
+async def test_the_collector_is_resumed_after_the_first_screen():
     gc.disable()
-    app.gc_paused = True
     try:
-        async with app.run_test(size=(100, 30)) as pilot:
+        app = make_app()
+        app.gc_paused = True
+        async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
-            assert not gc.isenabled()  # not before the screen is drawn and the steps ahead
-            await pilot.pause(SETTLE)
-            assert gc.isenabled()
-            assert gc.get_freeze_count() > 0
+            await pilot.pause()
+            assert app.ready and gc.isenabled() and not app.gc_paused
     finally:
         gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-@pytest.mark.parametrize("step", [1, 4, 5])
-async def test_a_narrow_bars_pane_drops_the_reasons_whole_never_in_pieces(step):
-    """A blocked key's reason is shown whole or not at all (its F / P letter
-    stays); the bars never get shorter than BAR_MIN."""
-    from rich.console import Console
-
-    from maskattn_tui.i18n import t
-    from maskattn_tui.tui.widgets.bars import BAR_MIN
-
-    app = make_app(step=step, lang="en")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        bars = app.query_one("#bars")
-        fit = bars.render().renderable
-        reason = t("render.blocked_reason.future", "en")
-        seen = set()
-        for width in range(fit.bare, fit.whole + 12):
-            lines = Console(width=width).render_lines(fit, pad=False)
-            text = "\n".join("".join(s.text for s in line) for line in lines)
-            length, with_reasons = fit.layout(width)
-            assert length >= BAR_MIN
-            assert (reason in text) is with_reasons, width
-            assert ("blocked" in text) is with_reasons, width  # no piece of it either
-            assert all(sum(s.cell_length for s in line) <= width for line in lines), width
-            seen.add(with_reasons)
-        assert seen == {False, True}
-
-
-async def test_a_language_switch_right_after_the_start_still_resumes_the_collector():
-    # The switch reschedules the drawing ahead; the start must still end.
-    was_enabled = gc.isenabled()
-    app = make_app(lang="en")
-    gc.disable()
-    app.gc_paused = True
-    try:
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("L")
-            await pilot.pause(SETTLE)
-            assert gc.isenabled()
-    finally:
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
+        gc.enable()

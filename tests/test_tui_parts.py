@@ -15,61 +15,60 @@ from maskattn_tui.i18n import LANGS, catalog
 from maskattn_tui.lesson.f12 import load_f12
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH, MaskattnApp
-from maskattn_tui.tui.bindings import (
-    EXPLORE_BINDINGS,
-    EXPLORE_FOOTER_GROUPS,
-    FIGURE_ACTIONS,
-    FIGURE_BINDINGS,
-    FOOTER_GROUPS,
-    FOOTER_PRIORITY,
-    footer_groups,
-    string_key,
-)
+from maskattn_tui.model.commands import COMMANDS, FIGURE, EXPLORE, footer_entries, palette_commands
+from maskattn_tui.tui.screen import FigureScreen
 
 TUI_SRC = Path(__file__).resolve().parent.parent / "src" / "maskattn_tui" / "tui"
 
 
-def test_every_binding_has_an_action_and_strings():
-    bindings = (*FIGURE_BINDINGS, *EXPLORE_BINDINGS)
-    ids = [b.id for b in bindings]
+def test_every_command_has_an_action_and_strings():
+    ids = [c.id for c in COMMANDS]
     assert len(ids) == len(set(ids))
-    keys = [k for b in bindings for k in b.key.split(",")]
+    keys = [k for c in COMMANDS for k in c.keys.split(",")]
     assert len(keys) == len(set(keys))
-    for binding in bindings:
-        name = binding.action.split("(")[0]
-        assert callable(getattr(MaskattnApp, f"action_{name}")), name
-        for lang in LANGS:
-            assert catalog()[string_key(binding.id)][lang]
+    for command in COMMANDS:
+        assert callable(getattr(MaskattnApp, f"action_{command.action_name}")), command.id
+        for key in filter(None, (command.help, command.short)):
+            for lang in LANGS:
+                assert catalog()[key][lang], key
 
 
-def test_footer_shows_every_shown_binding_once():
-    grouped = [i for ids, _ in FOOTER_GROUPS for i in ids]
-    assert sorted(grouped) == sorted(b.id for b in FIGURE_BINDINGS if b.show)
-    assert sorted(FOOTER_PRIORITY) == list(range(len(FOOTER_GROUPS) + 1))
+def test_the_figure_bindings_are_the_command_table_on_the_screen():
+    """Derived, not listed twice: one binding per command, on the Screen
+    (so a modal screen blocks them), none on the App."""
+    bound = {b.id: b for b in FigureScreen.BINDINGS}
+    assert set(bound) == {c.id for c in COMMANDS}
+    for command in COMMANDS:
+        assert bound[command.id].key == command.keys
+        assert bound[command.id].action == f"app.{command.action}"
+    assert not any(getattr(b, "id", None) in bound for b in MaskattnApp.BINDINGS)
 
 
-@pytest.mark.parametrize("explore", [False, True], ids=["figure", "explore"])
-def test_footer_groups_per_mode(explore):
-    groups, priority = footer_groups(explore)
-    assert sorted(priority) == list(range(len(groups) + 1))
-    grouped = [i for ids, _ in groups for i in ids]
-    assert len(grouped) == len(set(grouped))
-    assert "x.explore" in grouped
-    shown_explore = {b.id for b in EXPLORE_BINDINGS if b.show}
-    assert {i for ids, _ in EXPLORE_FOOTER_GROUPS for i in ids} == shown_explore
-    if explore:
-        assert shown_explore <= set(grouped) and "next" not in grouped
+@pytest.mark.parametrize("mode", [FIGURE, EXPLORE])
+def test_footer_entries_per_mode(mode):
+    entries = footer_entries(mode)
+    slots = [e.slot for e in entries]
+    assert len(slots) == len(set(slots))
+    assert {"explore", "help"} <= set(slots)
+    if mode == EXPLORE:
+        assert "step" not in slots and "play" not in slots and "experiments" in slots
+    else:
+        assert "experiments" not in slots and "save" not in slots
 
 
-def test_figure_actions_exclude_quit_and_help():
-    assert "quit" not in FIGURE_ACTIONS and "help" not in FIGURE_ACTIONS
-    assert {"next", "prev", "toggle_play", "row", "zoom", "toggle_language"} <= FIGURE_ACTIONS
+def test_the_palette_obeys_availability():
+    """Play is refused in explore mode as Space is; Save only there."""
+    figure = {c.id for c in palette_commands(FIGURE)}
+    explore = {c.id for c in palette_commands(EXPLORE)}
+    assert "play" in figure and "play" not in explore
+    assert "save" in explore and "save" not in figure
 
 
 def test_tui_strings_are_complete_and_used():
     folder = resources.files("maskattn_tui") / "data" / "strings"
     raw = json.loads((folder / "tui.json").read_text("utf-8"))
     explore = json.loads((folder / "tui_explore.json").read_text("utf-8"))
+    raw.update(json.loads((folder / "tui_figure.json").read_text("utf-8")))
     for key, texts in raw.items():
         assert key.startswith("tui.") and not key.startswith("tui.x."), key
         assert set(texts) == set(LANGS) and all(texts.values()), key
@@ -79,10 +78,12 @@ def test_tui_strings_are_complete_and_used():
     raw = {**raw, **explore}
     source = "\n".join(p.read_text("utf-8") for p in TUI_SRC.rglob("*.py"))
     source += (TUI_SRC.parent / "explore" / "session.py").read_text("utf-8")
+    source += (TUI_SRC.parent / "model" / "commands.py").read_text("utf-8")
+    source += (TUI_SRC.parent / "render" / "figure_lines.py").read_text("utf-8")
     used = set(re.findall(r'["\'](tui\.[a-z_.-]+)["\']', source))
     # built from binding ids, language codes, field, experiment and dialog names
     dynamic = {"tui.key.", "tui.lang_name.", "tui.x.key.", "tui.x.field.", "tui.x.experiment.",
-               "tui.x.save.", "tui.x.open."}
+               "tui.x.save.", "tui.x.open.", "tui.notice.dwell_", "tui.help.only_"}
     used = {u for u in used if not u.endswith(".")}
     assert used <= set(raw), used - set(raw)
     unused = {k for k in raw if k not in used and not any(k.startswith(d) for d in dynamic)}

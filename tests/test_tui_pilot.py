@@ -13,14 +13,14 @@ import pytest
 from textual import events
 from textual.keys import _get_unicode_name_from_key
 
-from maskattn_tui.i18n import LANGS
+from maskattn_tui.i18n import LANGS, t
 from maskattn_tui.lesson.f12 import load_f12
 from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
-from maskattn_tui.tui.bindings import FIGURE_BINDINGS
+from maskattn_tui.model.commands import COMMANDS
 from maskattn_tui.tui.help import HelpScreen, keys_table
-from maskattn_tui.tui.widgets.grid import GridView
+from maskattn_tui.tui.widgets.grid import GridView, row_at
 
 SHAPES = load_f12().shapes
 
@@ -136,9 +136,10 @@ async def test_click_on_a_grid_row_selects_it(step, row):
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         grid = app.query_one("#grid", GridView)
-        lines = [y for y in range(grid.content_size.height) if grid.row_at(y) == row]
+        lines = [y for y in range(grid.content_size.height) if row_at(grid.figure, y) == row]
         assert lines, "the row is drawn somewhere"
-        assert await pilot.click("#grid", offset=(4, lines[0]))
+        # Offsets count from the border (the pane title), content lines from under it.
+        assert await pilot.click("#grid", offset=(4, lines[0] + grid.styles.gutter.top))
         assert app.state.row == row
         assert app.state.step == step
 
@@ -149,6 +150,7 @@ async def test_click_outside_the_rows_changes_nothing():
         await pilot.pause()
         before = app.state
         await pilot.click("#grid", offset=(2, 0))  # the top border
+        await pilot.click("#grid", offset=(4, 1))  # the key header
         assert app.state == before
 
 
@@ -160,9 +162,10 @@ async def test_help_lists_every_binding_and_blocks_figure_keys():
         console = Console(width=100, record=True, file=io.StringIO())
         console.print(keys_table("en", "^p"))
         text = console.export_text()
-        for binding in FIGURE_BINDINGS:
-            assert (binding.key_display or binding.key) in text
-            assert binding.description in text
+        words = " ".join(text.split())  # the descriptions wrap at 100 columns
+        for command in COMMANDS:
+            assert command.display in text
+            assert t(command.help, "en") in words
         assert app.screen.query_one("#keys-table")
         before = app.state
         await pilot.press("right", "space", "L")
@@ -179,10 +182,13 @@ async def test_zoom_enlarges_the_figure_and_back():
         body = app.query_one("#body")
         await pilot.press("z")
         assert app.zoomed and body.has_class("-zoomed")
-        assert not app.query_one("#bars-pane").display or app.query_one("#bars-pane").region.area == 0
-        assert app.query_one("#grid-pane").region.height > 15
+        await pilot.pause()
+        assert not app.query_one("#bars").display or app.query_one("#bars").region.area == 0
+        assert app.query_one("#grid").region.height > 15
+        assert "z: back" in app.query_one("#grid").border_title  # the title says how to go back
         await pilot.press("z")
-        assert not app.zoomed and app.query_one("#bars-pane").region.area > 0
+        await pilot.pause()
+        assert not app.zoomed and app.query_one("#bars").region.area > 0
         assert app.state.step == 4
 
 
@@ -225,9 +231,11 @@ async def test_quit():
 
 def _random_keys() -> list[str]:
     keys = []
-    for binding in FIGURE_BINDINGS:
-        if binding.action != "quit":  # quitting would end the run; tested above
-            keys.extend(k.strip() for k in binding.key.split(","))
+    for command in COMMANDS:
+        # Not q (it ends the run; tested above), nor e / o (explore mode and
+        # its dialogs: tests/test_tui_explore.py).
+        if command.id not in {"quit", "explore", "open"} and "figure" in command.modes:
+            keys.extend(k.strip() for k in command.keys.split(","))
     return keys + ["escape"]  # leaves help
 
 
@@ -243,6 +251,7 @@ def _send_key(app, key: str) -> None:
     app._driver.send_message(event)
 
 
+@pytest.mark.slow
 async def test_random_keys_and_resizes_never_break(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # whatever the keys open writes nothing into the checkout
     rng = random.Random(20261129)
@@ -250,7 +259,7 @@ async def test_random_keys_and_resizes_never_break(tmp_path, monkeypatch):
     app = make_app(dwell=0.25)
     seen: list[PlayerState] = []
     async with app.run_test(size=(80, 24)) as pilot:
-        app.watch(app, "state", lambda state: seen.append(state), init=False)
+        app.watch(app, "model", lambda model: seen.append(model.player), init=False)
         for _ in range(100):  # 100 bursts of 20 keys, a resize before each
             width, height = rng.randint(20, 200), rng.randint(6, 60)
             await pilot.resize_terminal(width, height)

@@ -1,268 +1,273 @@
 """The Textual app and its one factory, `make_app`, used by the CLI, the
 tests and the screenshot export.
 
-One source of truth: `MaskattnApp.state`, a frozen `PlayerState`, and next
-to it `MaskattnApp.explore`, a frozen `ExploreSession` (explore mode: the
-configuration, the experiments switched on, the API lens, on / off). Widgets
-are bound to them with `data_bind` and only render them; keys, clicks,
-palette entries, the side panel's intents and the playback timer all become
-actions, and every action replaces a state with a transition of the step
-machine or of explore.session. `views` (the F12 steps, or the one explored
-configuration) is derived from them."""
+One source of truth: `MaskattnApp.model`, a frozen AppModel (model/
+app_model.py). Widgets are bound to it and only render it; keys (bound on
+the FigureScreen, from the command table), palette entries, clicks, the
+explore panel's intents and the playback timer all become actions, and
+every action replaces the model with one of its transitions. The sizes of
+the panes come from tui.layout's arithmetic, redone only when the screen,
+the language, the cell mode, zoom or the configuration changes, never
+when stepping."""
 
 from __future__ import annotations
 
 import gc
-import os
-import re
-from collections.abc import Callable
-from dataclasses import replace
+import signal
 from typing import TYPE_CHECKING
 
 from textual.app import App, ComposeResult
 from textual.containers import Container
-from textual.geometry import Region
-from textual.reactive import reactive, var
+from textual.reactive import reactive
 from textual.timer import Timer
 
-from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import ExploreConfig
-from maskattn_tui.explore.session import ExploreSession, Outcome, Problem, new_session
-from maskattn_tui.explore.view import explore_view
+from maskattn_tui.explore.session import ExploreSession, new_session
 from maskattn_tui.i18n import t
-from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs
 from maskattn_tui.lesson.f12 import Figure, StepSpec, load_f12
-from maskattn_tui.model.step_machine import PlayerState, new_player
 from maskattn_tui.lesson.stepview import StepView, build_view
-from maskattn_tui.tui.bindings import (
-    EXPLORE_BINDINGS,
-    EXPLORE_ONLY_ACTIONS,
-    FIGURE_ACTIONS,
-    FIGURE_BINDINGS,
-    PLAYER_ONLY_IDS,
-)
-from maskattn_tui.tui.commands import FigureCommands
+from maskattn_tui.model.app_model import AppModel, new_model
+from maskattn_tui.model.commands import BY_ID, action_available
+from maskattn_tui.model.step_machine import PlayerState, new_player
+from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs
+from maskattn_tui.tui import layout as sizes
+from maskattn_tui.tui.actions import ExploreActions, PlayerActions
+from maskattn_tui.tui.layout import MIN_HEIGHT, MIN_WIDTH  # noqa: F401  (export reads them here)
+from maskattn_tui.tui.palette import FigureCommands, SafeCommandPalette
+from maskattn_tui.tui.screen import FigureScreen
 from maskattn_tui.tui.widgets.bars import BarsView
-from maskattn_tui.tui.widgets.base import StateView
-from maskattn_tui.tui.widgets.condition import ConditionLine
+from maskattn_tui.tui.widgets.condition import ConditionLine, condition_lines
 from maskattn_tui.tui.widgets.explain import ExplainView
 from maskattn_tui.tui.widgets.grid import GridView
 from maskattn_tui.tui.widgets.keybar import KeyBar
 from maskattn_tui.tui.widgets.lab import LabView
-from maskattn_tui.tui.widgets.panes import Pane
+from maskattn_tui.tui.widgets.panes import Pane, pane_title
 from maskattn_tui.tui.widgets.player import PlayerBar
 from maskattn_tui.tui.widgets.too_small import TooSmall
 
 if TYPE_CHECKING:
-    from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
+    from maskattn_tui.explore.session import Problem
 
-# Explore mode's panel, the dialogs, the help screen and the scenario files
-# are imported when first used: most runs never open them, and importing
-# their Textual widgets (Input, Select, Button...) costs startup time.
-
-#: Below this the figure is replaced by a notice (80x24 is comfortably above).
-MIN_WIDTH, MIN_HEIGHT = 60, 20
-#: From this width on, the grid may take up to 70% of the figure row.
-ROOMY_WIDTH = 100
-#: From this width on, the explanation moves beside the figure.
-WIDE_WIDTH = 140
-#: The widgets that draw a step, drawn ahead for every step (App._prewarm).
-PREWARMED = ("#grid", "#bars", "#explain-caption", "#condition")
-#: How long after the screen settles (or the language changes) to draw ahead.
-PREWARM_DELAY = 0.05
-#: What `s` offers to save to, and `o` to open, at first.
-DEFAULT_SCENARIO_PATH = "maskattn-scenario.toml"
-#: Player actions that mean nothing with one explored configuration.
-PLAYER_ONLY_ACTIONS = frozenset(
-    b.action.split("(")[0] for b in FIGURE_BINDINGS if b.id in PLAYER_ONLY_IDS
-)
+#: Signals that end the app with the terminal restored (SIGINT is Textual's).
+EXIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
 
 
-class MaskattnApp(App[None]):
+class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     CSS_PATH = "app.tcss"
     #: Nothing has focus at start: the keys belong to the figure until Tab.
     AUTO_FOCUS = None
     TITLE = "maskattn-tui"
-    BINDINGS = [*FIGURE_BINDINGS, *EXPLORE_BINDINGS]
     COMMANDS = App.COMMANDS | {FigureCommands}
-    HORIZONTAL_BREAKPOINTS = [
-        (0, "-too-narrow"), (MIN_WIDTH, "-normal"), (ROOMY_WIDTH, "-roomy"), (WIDE_WIDTH, "-wide")
-    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-normal"), (sizes.WIDE_WIDTH, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
 
-    #: The player: step, playing, dwell, selected row, language.
-    state: reactive[PlayerState] = reactive(None, always_update=False, repaint=False)  # type: ignore[arg-type]
-    #: Explore mode: configuration, experiments, lens, on / off.
-    explore: reactive[ExploreSession] = reactive(ExploreSession, always_update=False)
-    #: Derived: the steps shown (the F12 five, or the explored configuration).
-    views: var[tuple[StepView, ...]] = var(())
-    #: The last refused explore change (None after one that went through).
-    explore_problem: var[Problem | None] = var(None, always_update=True)
-    #: View-only: the figure enlarged to the whole body (not player state).
-    zoomed: var[bool] = var(False)
+    #: Everything the screen shows (model/app_model.py).
+    model: reactive[AppModel] = reactive(None, always_update=False, repaint=False)  # type: ignore[arg-type]
 
-    def __init__(
-        self,
-        figure: Figure,
-        views: tuple[StepView, ...],
-        state: PlayerState,
-        glyphs: Glyphs = UNICODE,
-        exit_at_end: bool = False,
-        session: ExploreSession | None = None,
-    ) -> None:
+    def __init__(self, figure: Figure, views: tuple[StepView, ...], state: PlayerState, glyphs: Glyphs = UNICODE,
+                 exit_at_end: bool = False, session: ExploreSession | None = None) -> None:
         super().__init__()
         self.figure = figure
-        #: The F12 steps (or a single given step), shown when explore is off.
-        self.figure_views = views
-        self.heading = figure.title
         self.glyphs = glyphs
         self.exit_at_end = exit_at_end
         self._timer: Timer | None = None
         self._exit_timer: Timer | None = None
-        self._prewarm_timer: Timer | None = None
-        #: The CLI paused the garbage collector for the start: the app
-        #: resumes it once the first screen is drawn (resume_gc).
+        #: The CLI paused the garbage collector for the start: resumed once
+        #: the first screen is drawn (resume_gc).
         self.gc_paused = False
         #: exit() was called: no more actions (the app is closing).
         self.quitting = False
-        #: The player as it was when explore mode was entered (restored on e).
-        self._figure_state = state
-        #: The last scenario path saved to or opened (the dialogs' default).
-        self.scenario_path = DEFAULT_SCENARIO_PATH
-        session = session if session is not None else ExploreSession()
-        self.set_reactive(MaskattnApp.explore, session)
-        if session.active:
-            views, state = self._explore_frame(session.config, state)
-        self.set_reactive(MaskattnApp.views, views)
-        self.set_reactive(MaskattnApp.state, state)
+        #: What the layout was computed for (tui.layout), and the result.
+        self._layout_key: object = None
+        #: Set once the first screen is drawn (tests and benchmarks wait on it).
+        self.ready = False
+        self.scenario_path = "maskattn-scenario.toml"
+        self.set_reactive(MaskattnApp.model, new_model(views, state, session or ExploreSession()))
 
-    # -- layout ---------------------------------------------------------------
+    # -- the model and what is derived from it, by name ------------------------
+    @property
+    def state(self) -> PlayerState:
+        return self.model.player
+
+    @property
+    def explore(self) -> ExploreSession:
+        return self.model.session
+
+    @property
+    def views(self) -> tuple[StepView, ...]:
+        return self.model.views
+
+    @property
+    def zoomed(self) -> bool:
+        return self.model.zoomed
+
+    @property
+    def explore_problem(self) -> Problem | None:
+        return self.model.problem
+
+    @property
+    def main_screen(self) -> FigureScreen:
+        """The figure's screen (under any help, palette or dialog)."""
+        return self.screen_stack[0] if self.screen_stack else self.screen  # type: ignore[return-value]
+
+    # -- layout -------------------------------------------------------------------
+    def get_default_screen(self) -> FigureScreen:
+        return FigureScreen()
+
     def compose(self) -> ComposeResult:
-        views, glyphs = self.views, self.glyphs
-        bound = {"state": MaskattnApp.state, "views": MaskattnApp.views}
-        yield PlayerBar(self.heading, views, glyphs, id="player").data_bind(**bound, zoomed=MaskattnApp.zoomed)
-        yield ConditionLine(views, glyphs, id="condition").data_bind(**bound)
+        glyphs, bound = self.glyphs, {"model": MaskattnApp.model}
+        yield PlayerBar(self.figure.title, glyphs, id="player").data_bind(**bound)
+        yield ConditionLine(glyphs, id="condition").data_bind(**bound)
         with Container(id="body"):
-            if self.explore.active:
+            if self.model.exploring:
                 yield self._explore_panel()
             with Container(id="figure"):
-                yield Pane(GridView(views, glyphs, id="grid"), title_key="tui.panel.grid_short", glyphs=glyphs,
-                           id="grid-pane").data_bind(state=MaskattnApp.state)
-                yield Pane(BarsView(views, glyphs, id="bars"), title_key="tui.panel.bars", glyphs=glyphs,
-                           id="bars-pane").data_bind(state=MaskattnApp.state)
-            yield Pane(LabView(views, glyphs, id="lab"), title_key="tui.x.panel.lab", glyphs=glyphs,
-                       id="lab-pane").data_bind(state=MaskattnApp.state)
-            yield Pane(ExplainView(self.figure, views, glyphs, id="explain"), title_key="tui.panel.explain", glyphs=glyphs,
-                       id="explain-pane").data_bind(state=MaskattnApp.state)
+                yield GridView(glyphs, id="grid").data_bind(**bound)
+                yield BarsView(glyphs, id="bars").data_bind(**bound)
+            with Container(id="side"):
+                yield Pane(LabView(glyphs, id="lab").data_bind(**bound), title_key="tui.x.panel.lab",
+                           glyphs=glyphs, id="lab-pane")
+                yield ExplainView(self.figure, glyphs, id="explain").data_bind(**bound)
         yield TooSmall(MIN_WIDTH, MIN_HEIGHT, id="too-small")
-        yield KeyBar(views, glyphs, id="keys").data_bind(**bound)
+        yield KeyBar(glyphs, id="keys").data_bind(**bound)
 
     def on_mount(self) -> None:
-        self.screen.set_class(self.glyphs is ASCII, "-ascii")
-        for widget_id in ("grid", "bars", "explain"):
-            self.query_one(f"#{widget_id}").data_bind(state=MaskattnApp.state, views=MaskattnApp.views)
-        self.query_one("#lab", LabView).data_bind(state=MaskattnApp.state, session=MaskattnApp.explore)
-        self._show_mode(self.explore.active)
+        self.main_screen.set_class(self.glyphs is ASCII, "-ascii")
+        self._show_mode()
+        self._relayout()
         self._sync_timer()
+        self._titles()
         if self.exit_at_end and self.state.at_last and not self.state.playing:
             self._schedule_exit()
-        self.call_after_refresh(self._prewarm_soon)
+        self._catch_signals()
+        self.call_after_refresh(self._started)
 
-    # -- the one place the state changes ------------------------------------
-    def apply(self, transition: Callable[[PlayerState], PlayerState]) -> None:
-        self.state = transition(self.state)
-
-    def watch_state(self, old: PlayerState | None, new: PlayerState) -> None:
-        if old is None or old.playing != new.playing or old.dwell != new.dwell:
-            self._sync_timer()
-        if old is not None and old.lang != new.lang:
-            self._prewarm_soon()
-
-    # -- drawing ahead ------------------------------------------------------------
-    def _prewarm_soon(self) -> None:
-        """Draw the other steps shortly, once the screen has settled."""
-        if self._prewarm_timer is not None:
-            self._prewarm_timer.stop()
-        self._prewarm_timer = self.set_timer(PREWARM_DELAY, self._prewarm)
-
-    def _prewarm(self) -> None:
-        """Draw every step of the figure at the present widths while the app
-        is idle: a step's first drawing (Rich laying out its tables) costs
-        more than the repaint, so the first visit to a step would be slower
-        than the next ones."""
-        self._prewarm_timer = None
-        stack = self.screen_stack
-        if stack and not self.explore.active and stack[-1] is stack[0]:
-            # (Explore mode has one configuration: nothing else to draw.)
-            states = [self.state.goto(k) for k in range(1, self.state.steps + 1)]
-            for widget_id in PREWARMED:
-                self.query_one(widget_id, StateView).prewarm(states)
-        if self.gc_paused:  # the first drawing ahead ends the start
+    def _started(self) -> None:
+        self.ready = True
+        if self.gc_paused:
             self.gc_paused = False
             resume_gc()
 
-    # -- explore mode: the other place, through explore.session ----------------
-    def _explore_frame(self, config: ExploreConfig, state: PlayerState) -> tuple[tuple[StepView, ...], PlayerState]:
-        """The views and player for `config`: one step, the row kept if it
-        still exists, language and dwell kept, not playing."""
-        view = explore_view(config)
-        shape = view.spec.shape
-        explored = len(state.shapes) == 1 and len(self.views) == 1 and self.views[0].spec.kind == "explore"
-        row = state.row if explored and state.row < shape.rows else shape.focus_row
-        return (view,), replace(state, shapes=(shape,), step=1, playing=False, row=row)
+    def on_resize(self) -> None:
+        self._relayout()
+        self._titles()
 
-    def apply_explore(self, transition: Callable[[ExploreSession], Outcome]) -> Problem | None:
-        """Run a transition of explore.session; a refusal keeps the session
-        and is shown (a notification, and in the side panel)."""
-        session, problem = transition(self.explore)
-        old = self.explore
-        if session != old:
-            if session.active and (not old.active or session.config != old.config):
-                if not old.active:
-                    self._figure_state = self.state
-                    self._stop_playing()
-                views, state = self._explore_frame(session.config, self.state)
-            elif old.active and not session.active:
-                views = self.figure_views
-                state = replace(self._figure_state, lang=self.state.lang, dwell=self.state.dwell, playing=False)
-            else:
-                views, state = self.views, self.state
-            self.views = views
-            self.state = state
-            self.explore = session
-            self._show_mode(session.active)
-        self.explore_problem = problem
-        if problem is not None:
-            self.notify(problem.message(self.state.lang), title=t("tui.x.refused", self.state.lang),
-                        severity="warning", markup=False)
-        return problem
+    def _relayout(self) -> None:
+        """The panes' sizes for the whole walkthrough (tui.layout): redone
+        when the screen, language, cells, zoom or configuration change."""
+        model = self.model
+        width, height = self.size
+        key = (width, height, id(model.views), model.lang, model.cells, model.zoomed, model.mode, model.side_pane)
+        if key == self._layout_key or width <= 0:
+            return
+        self._layout_key = key
+        grid = self.query_one("#grid", GridView)
+        tr = grid.palette().tr
+        cond = condition_lines(model, max(1, width - 2), tr)
+        plan = sizes.figure_layout(width, height, cond, model.zoomed, model.exploring,
+                                   lambda room: grid.frame_of(model, room))
+        grid.room, grid.frame = plan.room, grid.frame_of(model, plan.room)
+        set_size(self.query_one("#condition"), height=cond)
+        set_size(self.query_one("#figure"), height=None if plan.wide or model.zoomed else plan.grid_height)
+        set_size(grid, width=None if model.zoomed else plan.grid_width,
+                 height=plan.grid_height if plan.wide and not model.zoomed else None)
+        grid.update_figure(None)
 
-    def _stop_playing(self) -> None:
-        if self.state.playing:
-            self.apply(PlayerState.toggle_play)
+    def _titles(self) -> None:
+        """The panes' titles, cut at a word (a title set again repaints its pane: only on a change)."""
+        model = self.model
+        grid = self.query_one("#grid", GridView)
+        key = "tui.panel.grid_zoomed" if model.zoomed else "tui.panel.grid"
+        extra = t("tui.panel.grid_compact", model.lang) if grid.compact else ""
+        width = grid.outer_size.width or grid.styles.width.value if grid.styles.width else 40
+        titles = {grid: pane_title(t(key, model.lang), extra, int(width or 40), self.glyphs)}
+        for pane, name in ((self.query_one("#bars"), "tui.panel.bars"), (self.query_one("#explain"), "tui.panel.explain")):
+            titles[pane] = pane_title(t(name, model.lang), "", pane.outer_size.width or 20, self.glyphs)
+        for pane, title in titles.items():
+            if pane.border_title is None or str(pane.border_title) != title:
+                pane.border_title = title
 
-    def _explore_panel(self) -> ExplorePanel:
-        from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
+    # -- the one place the model changes --------------------------------------------
+    def watch_model(self, old: AppModel | None, new: AppModel) -> None:
+        if old is None:
+            return
+        if (old.player.playing, old.player.dwell) != (new.player.playing, new.player.dwell):
+            self._sync_timer()
+        if old.mode != new.mode or old.side_pane != new.side_pane:
+            self._show_mode()
+        if old.zoomed != new.zoomed:
+            self.query_one("#body").set_class(new.zoomed, "-zoomed")
+        self._relayout()
+        self._titles()
+        panel = self._panel()
+        if panel is not None:
+            panel.state, panel.session, panel.problem = new.player, new.session, new.problem
 
-        return ExplorePanel(self.glyphs, id="controls").data_bind(
-            state=MaskattnApp.state, session=MaskattnApp.explore, problem=MaskattnApp.explore_problem)
-
-    def _show_mode(self, active: bool) -> None:
-        # The panel is 43 of the app's 60 widgets: built on the first `e`, not
-        # at every start (about 70 ms of startup measured).
-        if active and not self.query("#controls"):
+    def _show_mode(self) -> None:
+        # The panel is 43 of the app's 60 widgets: built on the first `e`.
+        model, screen = self.model, self.main_screen
+        if model.exploring and self._panel() is None:
             self.query_one("#body").mount(self._explore_panel(), before=0)
-        self.screen.set_class(active, "-explore")
-        session = self.explore
-        self.screen.set_class(active and bool(session.experiments or session.lens), "-lab")
-        if not active and self.focused is not None:
+        screen.set_class(model.exploring, "-explore")
+        screen.set_class(model.side_pane == "lab", "-lab")
+        if not model.exploring and self.focused is not None:
             self.set_focus(None)  # the panel is gone: its keys go back to the figure
 
-    def watch_zoomed(self, zoomed: bool) -> None:
-        if self.is_mounted:
-            self.query_one("#body").set_class(zoomed, "-zoomed")
+    def _panel(self):
+        from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
 
-    # -- playback ------------------------------------------------------------
+        found = self.query(ExplorePanel)
+        return found.first() if found else None
+
+    def _explore_panel(self):
+        from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
+
+        panel = ExplorePanel(self.glyphs, id="controls")
+        model = self.model
+        panel.set_reactive(ExplorePanel.state, model.player)
+        panel.set_reactive(ExplorePanel.session, model.session)
+        panel.set_reactive(ExplorePanel.problem, model.problem)
+        return panel
+
+    # -- actions: availability from the command table ------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.quitting:
+            return False
+        return action_available(action, self.model.mode)
+
+    async def run_command(self, command_id: str, *args: object) -> None:
+        """A palette entry: runs only if its command is available now, and
+        only on the figure's screen (not over a dialog opened meanwhile)."""
+        if self.screen is not self.main_screen or self.quitting:
+            return
+        if command_id == "goto":
+            if not self.model.exploring:
+                self.action_goto(int(args[0]))  # type: ignore[arg-type]
+            return
+        command = BY_ID[command_id]
+        if action_available(command.action_name, self.model.mode):
+            await self.run_action(command.action)
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not SafeCommandPalette.is_open(self):
+            self.push_screen(SafeCommandPalette(id="--command-palette"))
+
+    def exit(self, *args, **kwargs) -> None:
+        self.quitting = True
+        super().exit(*args, **kwargs)
+
+    def _catch_signals(self) -> None:
+        """SIGTERM, SIGHUP, SIGQUIT: exit as q does, so the driver restores
+        the terminal (main screen, cursor, mouse off, tty mode)."""
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in EXIT_SIGNALS:
+                loop.add_signal_handler(sig, self.exit, None, 128 + int(sig))
+        except (RuntimeError, NotImplementedError, ValueError):
+            pass  # not the main thread (a test's app), or no signals here
+
     def _sync_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
@@ -271,7 +276,7 @@ class MaskattnApp(App[None]):
             self._timer = self.set_interval(self.state.dwell, self._tick, name="playback")
 
     def _tick(self) -> None:
-        self.apply(PlayerState.tick)
+        self.model = self.model.with_player(PlayerState.tick)
         if self.exit_at_end and self.state.at_last and not self.state.playing:
             self._schedule_exit()
 
@@ -279,208 +284,35 @@ class MaskattnApp(App[None]):
         if self._exit_timer is None:
             self._exit_timer = self.set_timer(self.state.dwell, lambda: self.exit(return_code=0))
 
-    # -- actions (from BINDINGS, the palette and clicks) ------------------------
-    def exit(self, *args, **kwargs) -> None:
-        self.quitting = True
-        super().exit(*args, **kwargs)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Keys typed after q in one burst (a pasted or mistyped "quest...")
-        # arrive while the app closes: mounting the explore panel then failed.
-        if self.quitting:
-            return False
-        # The figure's keys do nothing while help or the palette is on top.
-        if action in FIGURE_ACTIONS and len(self.screen_stack) > 1:
-            return False
-        if action in EXPLORE_ONLY_ACTIONS and (not self.explore.active or len(self.screen_stack) > 1):
-            return False
-        if action in ("toggle_explore", "open_scenario") and len(self.screen_stack) > 1:
-            return False
-        if action in PLAYER_ONLY_ACTIONS and self.explore.active:
-            return False
-        return True
-
-    def action_prev(self) -> None:
-        self.apply(PlayerState.prev)
-
-    def action_next(self) -> None:
-        self.apply(PlayerState.next)
-
-    def action_first(self) -> None:
-        self.apply(PlayerState.first)
-
-    def action_last(self) -> None:
-        self.apply(PlayerState.last)
-
-    def action_goto(self, k: int) -> None:
-        self.apply(lambda s: s.goto(k))
-
-    def action_toggle_play(self) -> None:
-        self.apply(PlayerState.toggle_play)
-
-    def action_slower(self) -> None:
-        self.apply(PlayerState.slower)
-
-    def action_faster(self) -> None:
-        self.apply(PlayerState.faster)
-
-    def action_row(self, delta: int) -> None:
-        self.apply(lambda s: s.move_row(delta))
-        if self.explore.active:
-            self.call_after_refresh(self._reveal_row)
-
-    def _reveal_row(self) -> None:
-        """Up to 32 query rows: scroll the grid so the selected one shows."""
-        grid = self.query_one("#grid", GridView)
-        pane = self.query_one("#grid-pane", Pane)
-        if pane.max_scroll_y <= 0:
-            return
-        label = re.compile(rf"(?<!\S)q{self.views[0].table.query_positions[self.state.row]}(?!\S)")
-        options = self.console.options.update(width=max(1, grid.content_size.width), height=None)
-        for y, line in enumerate(self.console.render_lines(grid.render(), options, pad=False)):
-            if label.search("".join(segment.text for segment in line)):
-                # The grid is the pane's only child, at the top of its scroll area.
-                pane.scroll_to_region(Region(int(pane.scroll_x), y, 1, 1), animate=False, immediate=True)
-                return
-
-    def action_toggle_language(self) -> None:
-        self.apply(PlayerState.toggle_language)
-
-    def action_zoom(self) -> None:
-        self.zoomed = not self.zoomed
-
-    def action_help(self) -> None:
-        from maskattn_tui.tui.help import HelpScreen
-
-        if not isinstance(self.screen, HelpScreen):
-            palette_key = self.COMMAND_PALETTE_BINDING.replace("ctrl+", "^")
-            self.push_screen(HelpScreen(self.state.lang, palette_key, ascii=self.glyphs is ASCII))
-
-    def action_scroll_figure(self, dx: int) -> None:
-        self.query_one("#grid-pane", Pane).scroll_relative(x=dx, animate=False)
-        if self.screen.has_class("-lab"):
-            self.query_one("#lab-pane", Pane).scroll_relative(x=dx, animate=False)
-
-    def action_scroll_explanation(self, pages: int) -> None:
-        # With an experiment or the lens on, their pane has the explanation's place.
-        pane = self.query_one("#lab-pane" if self.screen.has_class("-lab") else "#explain-pane", Pane)
-        if pages < 0:
-            pane.scroll_page_up(animate=False)
-        else:
-            pane.scroll_page_down(animate=False)
-
-    def on_grid_view_row_clicked(self, message: GridView.RowClicked) -> None:
-        self.apply(lambda s: s.select_row(message.row))
-
-    # -- explore mode's actions ---------------------------------------------------
-    def action_toggle_explore(self) -> None:
-        self.apply_explore(ExploreSession.toggle_active)
-
-    def action_toggle_experiment(self, name: str) -> None:
-        self.apply_explore(lambda s: s.toggle_experiment(name))
-
-    def action_toggle_lens(self) -> None:
-        self.apply_explore(ExploreSession.toggle_lens)
-
-    def action_leave_controls(self) -> None:
-        self.set_focus(None)
-
-    def on_explore_panel_intent(self, intent: ExplorePanel.Intent) -> None:
-        kind, name, value = intent.kind, intent.name, intent.value
-        if kind == "field":
-            self.apply_explore(lambda s: s.set_field(name, value))  # type: ignore[arg-type]
-        elif kind == "assign":
-            self.apply_explore(lambda s: s.assign(str(value)))
-        elif kind == "experiment":
-            self.apply_explore(lambda s: s.set_experiment(name, bool(value)))
-        elif kind == "lens":
-            self.apply_explore(lambda s: s.set_lens(bool(value)))
-
-    def action_save_scenario(self) -> None:
-        from maskattn_tui.tui.scenario_dialogs import PathDialog
-
-        config, lang = self.explore.config, self.state.lang
-        self.push_screen(PathDialog("save", lang, self.scenario_path, ascii=self.glyphs is ASCII),
-                         lambda path: self._save(config, path))
-
-    def _save(self, config: ExploreConfig, path: str | None, overwrite: bool = False) -> None:
-        from maskattn_tui.explore.scenario_file import save_scenario
-        from maskattn_tui.tui.scenario_dialogs import ConfirmDialog
-
-        lang = self.state.lang
-        if not path:
-            return
-        path = os.path.expanduser(path)
-        try:
-            save_scenario(config, path, overwrite=overwrite)
-        except MaskattnError as e:
-            if e.key == "explore_file_exists" and not overwrite:
-                question = t("tui.x.confirm.overwrite", lang, file=path)
-                self.push_screen(ConfirmDialog(lang, question, ascii=self.glyphs is ASCII),
-                                 lambda yes: self._save(config, path, overwrite=True) if yes else self._not_saved(path))
-                return
-            self.notify(e.message(lang), title=t("tui.x.save.failed", lang), severity="error", markup=False)
-            return
-        self.scenario_path = path
-        self.notify(t("tui.x.save.done", lang, file=path), markup=False)
-
-    def _not_saved(self, path: str) -> None:
-        self.notify(t("tui.x.save.kept", self.state.lang, file=path), markup=False)
-
-    def action_open_scenario(self) -> None:
-        from maskattn_tui.tui.scenario_dialogs import PathDialog
-
-        lang = self.state.lang
-        self.push_screen(PathDialog("open", lang, self.scenario_path, ascii=self.glyphs is ASCII), self._open)
-
-    def _open(self, path: str | None) -> None:
-        from maskattn_tui.explore.scenario_file import load_scenario
-
-        lang = self.state.lang
-        if not path:
-            return
-        path = os.path.expanduser(path)
-        try:
-            config = load_scenario(path)
-        except MaskattnError as e:
-            # The message names the file, the key and the problem; the
-            # configuration on screen stays as it was.
-            self.notify(e.message(lang), title=t("tui.x.open.failed", lang), severity="error",
-                        markup=False, timeout=10)
-            return
-        self.scenario_path = path
-        self.apply_explore(lambda s: s.load(config))
-        self.notify(t("tui.x.open.done", lang, file=path), markup=False)
+def set_size(widget, **sizes: int | None) -> None:
+    """Set a widget's width / height in cells (None: back to its CSS),
+    touching the styles only when they change (each change is a layout)."""
+    for name, value in sizes.items():
+        rule = widget.styles.inline.get_rule(name)
+        if value is None:
+            if rule is not None:
+                setattr(widget.styles, name, None)
+        elif rule is None or rule.unit.name != "CELLS" or rule.value != value:
+            setattr(widget.styles, name, value)
 
 
 def resume_gc() -> None:
     """After a start with the garbage collector paused (the CLI pauses it
-    before importing the app: the imports, the app and its first drawing
-    make objects that live as long as the app, and collecting among them
-    cost about 28 ms of a 0.29 s start, measured with benchmarks/run.py):
-    keep what has been made so far out of later collections (gc.freeze),
-    then collect as usual."""
+    before importing the app): keep what the start made out of later
+    collections (gc.freeze), then collect as usual."""
     gc.freeze()
     gc.enable()
 
 
-def make_app(
-    step: int = 1,
-    lang: str = "en",
-    dwell: float = 2.0,
-    play: bool = False,
-    ascii: bool = False,
-    exit_at_end: bool = False,
-    explore: ExploreConfig | None = None,
-    experiments: tuple[str, ...] = (),
-    lens: bool = False,
-    spec: StepSpec | None = None,
-) -> MaskattnApp:
+def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
+             exit_at_end: bool = False, explore: ExploreConfig | None = None, experiments: tuple[str, ...] = (),
+             lens: bool = False, spec: StepSpec | None = None) -> MaskattnApp:
     """The app at `step` in `lang`, or in explore mode on `explore` (with
     `experiments` switched on and the API lens if `lens`); `e` toggles
-    between the two. `spec`: a single step instead of the F12 five (the
-    figure side). `exit_at_end`: once playback reaches the last step, wait
-    one dwell and exit with code 0."""
+    between the two. `spec`: a single step instead of the F12 five.
+    `exit_at_end`: once playback reaches the last step, wait one dwell and
+    exit with code 0."""
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)

@@ -1,4 +1,5 @@
-"""The help screen, generated from the real bindings."""
+"""The help screen, generated from the command table. It scrolls at once
+with ↓ / PgDn / End (it has the focus), and wraps its text at 80 columns."""
 
 from __future__ import annotations
 
@@ -11,32 +12,46 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from maskattn_tui.i18n import t
+from maskattn_tui.model.commands import COMMANDS
 from maskattn_tui.render.palette import ASCII, UNICODE, Palette
-from maskattn_tui.tui.bindings import EXPLORE_BINDINGS, FIGURE_BINDINGS, description, key_text
 from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
+
+
+def key_text(display: str, keys: str, ascii: bool) -> str:
+    """How the key is shown; with `ascii`, arrows are spelled by key name."""
+    return keys.split(",")[0] if ascii and not display.isascii() else display
 
 
 def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
     tr = Palette(glyphs=ASCII if ascii else UNICODE).tr
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
-    table.add_column()
-    for binding in (*FIGURE_BINDINGS, *EXPLORE_BINDINGS):
-        table.add_row(key_text(binding, ascii), tr(description(binding, lang)))
+    table.add_column(ratio=1)
+    for command in COMMANDS:
+        modes = "" if len(command.modes) > 1 else " " + t(f"tui.help.only_{next(iter(command.modes))}", lang)
+        table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang) + modes))
     table.add_row(t("tui.help.mouse", lang), t("tui.help.mouse_desc", lang))
     table.add_row(palette_key, t("tui.key.palette", lang))
     return table
+
+
+class HelpScroll(VerticalScroll, can_focus=True):
+    BINDINGS = [
+        Binding("down", "scroll_down", show=False), Binding("up", "scroll_up", show=False),
+        Binding("pagedown", "page_down", show=False), Binding("pageup", "page_up", show=False),
+        Binding("end", "scroll_end", show=False), Binding("home", "scroll_home", show=False),
+    ]
 
 
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen {
         align: center middle;
-        & > VerticalScroll {
+        & > HelpScroll {
             width: 80;
             max-width: 100%;
             height: auto;
-            max-height: 90%;
+            max-height: 100%;
             border: round $accent;
             border-title-style: bold;
             background: $surface;
@@ -44,7 +59,7 @@ class HelpScreen(ModalScreen[None]):
             & > Static { width: 100%; height: auto; }
         }
     }
-    HelpScreen.-ascii > VerticalScroll { border: ascii $accent; }
+    HelpScreen.-ascii > HelpScroll { border: ascii $accent; }
     """
     BINDINGS = [
         Binding("escape,question_mark,q", "close", show=False),
@@ -58,21 +73,25 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.ascii, "-ascii")
+        scroll = self.query_one(HelpScroll)
         if self.ascii:
-            use_ascii_scrollbars(self.query_one(VerticalScroll))
+            use_ascii_scrollbars(scroll)
+        scroll.focus()
 
     def compose(self) -> ComposeResult:
         lang = self.lang
-        with VerticalScroll() as scroll:
+        tr = Palette(glyphs=ASCII if self.ascii else UNICODE).tr
+        with HelpScroll() as scroll:
             scroll.border_title = t("tui.help.title", lang)
-            scroll.border_subtitle = t("tui.help.close", lang)
-            yield Static(Text(t("tui.help.intro", lang)))
+            scroll.border_subtitle = tr(t("tui.help.close", lang))
+            yield Static(Text(tr(t("tui.help.intro", lang))))
+            yield Static(Text(tr(t("tui.help.scrolling", lang))))
             yield Static("")
             yield Static(keys_table(lang, self.palette_key, self.ascii), id="keys-table")
             yield Static("")
-            yield Static(Text(t("tui.help.machine", lang)))
+            yield Static(Text(tr(t("tui.help.machine", lang))))
             yield Static("")
-            yield Static(Text(Palette(glyphs=ASCII if self.ascii else UNICODE).tr(t("tui.x.help.explore", lang))))
+            yield Static(Text(tr(t("tui.x.help.explore", lang))))
 
     def action_close(self) -> None:
         self.dismiss(None)

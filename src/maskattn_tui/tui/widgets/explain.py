@@ -1,106 +1,77 @@
-"""The explanation pane: the step's caption, then the five sections. Two
-widgets, so that a step repaints only the caption: the sections (and the
-inputs note) change only with the language. The caption keeps one height
-across the steps (the tallest caption's, at the pane's width), so stepping
-never moves the sections and needs no layout pass."""
+"""The explanation pane, drawn line by line: the step's title and caption,
+then the five sections and the inputs note. It is as tall as with the
+longest caption at every step (nothing is laid out again when stepping),
+and returns to the caption on every step, row, language or configuration
+change (the app scrolls it home)."""
 
 from __future__ import annotations
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.measure import Measurement
 from rich.segment import Segment
-from rich.text import Text
-from textual.app import ComposeResult
+from textual.geometry import Size
 
-from maskattn_tui.render.explain import caption, sections
-from maskattn_tui.render.palette import Palette
-from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.lesson.f12 import Figure
-from maskattn_tui.model.step_machine import PlayerState
-from maskattn_tui.tui.widgets.base import Drawn, FigureView, StateView
+from maskattn_tui.model.app_model import AppModel
+from maskattn_tui.render.grid_lines import Block, Line, TextBlock, glue, wrap_text
+from maskattn_tui.render.palette import Palette
+from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
 
 
-class Tallest:
-    """`shown`, padded with blank lines to the height of the tallest of
-    `every` at the width it is drawn at (kept in `heights` under `key`)."""
-
-    def __init__(self, shown: RenderableType, every: tuple[RenderableType, ...], heights: dict, key: object) -> None:
-        self.shown, self.every, self.heights, self.key = shown, every, heights, key
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.shown, options.update(height=None), pad=False, new_lines=True)
-        key = (self.key, options.max_width)
-        if key not in self.heights:
-            self.heights[key] = max(len(console.render_lines(r, options.update(height=None), pad=False))
-                                    for r in self.every)
-        for line in lines:
-            yield from line
-        for _ in range(self.heights[key] - len(lines)):
-            yield Segment.line()
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(0, 0)  # text: it wraps to any width, needs none of its own
+def caption_lines(view, lang: str, palette: Palette, width: int) -> list[Line]:
+    return [*wrap_text(glue(palette.tr(view.text("title", lang))), width, palette.style("title")),
+            *wrap_text(glue(palette.tr(view.text("caption", lang))), width)]
 
 
-class CaptionView(FigureView):
-    """The step's title and caption."""
-
-    def render_state(self, state: PlayerState) -> RenderableType:
-        view = self.view_of(state)
-        index = min(state.step, len(self.views)) - 1  # as view_of
-        lang = state.lang
-
-        def draw(palette: Palette) -> RenderableType:
-            every = tuple(caption(view, lang, palette) for view in self.views)
-            key = (tuple(id(view) for view in self.views), lang, self.glyphs, tuple(palette.styles.items()))
-            return Tallest(every[index], every, self.__dict__.setdefault("_heights", {}), key)
-
-        return self.drawn(view, draw, lang)
+def section_lines(figure: Figure, lang: str, palette: Palette, width: int) -> list[Line]:
+    lines: list[Line] = [[]]
+    for i, section in enumerate(figure.sections, start=1):
+        lines += wrap_text(f"{i}. {palette.pick(section.title, lang)}", width, palette.style("title"))
+        lines += wrap_text(glue(palette.pick(section.body, lang)), width)
+        lines.append([])
+    inputs = palette.t("render.inputs", lang) + palette.pick(figure.inputs_note, lang)
+    lines += wrap_text(glue(inputs), width, palette.style("dim"))
+    return lines
 
 
-class SectionsView(FigureView):
-    """The figure's sections and the inputs note: the same for every step."""
+class ExplainView(LinesView):
+    DEFAULT_CSS = "ExplainView {" + FIGURE_CSS + "}"
 
     def __init__(self, figure: Figure, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.figure = figure
+        self.lesson = figure
 
-    def render_state(self, state: PlayerState) -> RenderableType:
-        lang = state.lang
+    def width(self) -> int:
+        return max(8, self.scrollable_content_region.width)
 
-        def draw(palette: Palette) -> RenderableType:
-            inputs = Text(palette.t("render.inputs", lang), style=palette.style("title"))
-            inputs.append(palette.pick(self.figure.inputs_note, lang), style=palette.style("dim"))
-            return Group(Text(""), sections(self.figure, lang, palette), Paragraph(inputs))
+    def figure_key(self, model: AppModel) -> object:
+        # Any change of step, row, language or configuration: a new key, so
+        # the pane returns to the caption.
+        return (id(model.views), model.player.step, model.player.row, model.lang, self.width())
 
-        # Keyed by the language alone (not the step): drawn once per width.
-        palette = self.palette()
-        key = ("sections", lang, self.glyphs, tuple(palette.styles.items()))
-        return Drawn(lambda: draw(palette), key, self.__dict__.setdefault("_drawings", {}))
+    def build(self, model: AppModel) -> Block:
+        palette, width = self.palette(), self.width()
+        cache = self.__dict__.setdefault("_sections", {})
+        key = (model.lang, width, id(palette))
+        if key not in cache:
+            cache.clear()
+            cache[key] = section_lines(self.lesson, model.lang, palette, width)
+        tallest = max(len(caption_lines(v, model.lang, palette, width)) for v in model.views)
+        caption = caption_lines(model.view, model.lang, palette, width)
+        caption += [[] for _ in range(tallest - len(caption))]
+        return TextBlock([*caption, *cache[key]])
+
+    def update_figure(self, old: AppModel | None) -> None:
+        before = self._figure_key
+        super().update_figure(old)
+        if self._figure_key != before and self.scroll_y:
+            self.scroll_home(animate=False, immediate=True)
+
+    def row_moved(self, old: AppModel, new: AppModel) -> None:
+        self.refresh()
+
+    def frame_size(self, model: AppModel) -> Size:
+        assert self.figure is not None
+        return Size(self.width(), self.figure.height)
 
 
-class ExplainView(StateView):
-    """The caption above the sections; passes the bound state down."""
-
-    DEFAULT_CSS = """
-    ExplainView {
-        height: auto;
-        width: 1fr;
-        layout: vertical;
-    }
-    """
-
-    def __init__(self, figure: Figure, views, glyphs, **kwargs) -> None:
-        super().__init__(views, glyphs, **kwargs)
-        self.figure = figure
-
-    def drawn_lines(self):
-        return []  # nothing of its own: the children draw and lay themselves out
-
-    def fits(self, lines) -> bool:
-        return True
-
-    def compose(self) -> ComposeResult:
-        bound = {"state": ExplainView.state, "views": ExplainView.views}
-        yield CaptionView(self.views, self.glyphs, id="explain-caption").data_bind(**bound)
-        yield SectionsView(self.figure, self.views, self.glyphs, id="explain-sections").data_bind(**bound)
+def blank_line() -> Line:
+    return [Segment("")]

@@ -1,5 +1,6 @@
-"""The footer: the figure's bindings, in the current language (derived from
-FIGURE_BINDINGS and FOOTER_GROUPS, never a hand-written list)."""
+"""The footer: the command table's entries for the mode, in the current
+language, the most important kept first when the width is short (`e
+explore` and `? help` always fit at 80 columns; help lists every key)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,26 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from maskattn_tui.i18n import t
-from maskattn_tui.tui.bindings import by_id, footer_groups, key_text
-from maskattn_tui.tui.widgets.base import StateView
+from maskattn_tui.model.app_model import AppModel
+from maskattn_tui.model.commands import FooterEntry, footer_entries, footer_fit
+from maskattn_tui.tui.widgets.base import ModelView
 
 
-class KeyBar(StateView):
+def entry_keys(entry: FooterEntry, ascii: bool) -> str:
+    from maskattn_tui.model.commands import COMMANDS
+
+    shown = "/".join(entry.keys)
+    if ascii and not shown.isascii():
+        names = [c.keys.split(",")[0] for c in COMMANDS if c.slot == entry.slot]
+        return "/".join(names)
+    return shown
+
+
+#: The palette's entry is kept after every command's.
+PALETTE_PRIORITY = 99
+
+
+class KeyBar(ModelView):
     COMPONENT_CLASSES = {"keybar--key"}
     DEFAULT_CSS = """
     KeyBar {
@@ -23,41 +39,30 @@ class KeyBar(StateView):
     }
     """
 
-    def entries(self, lang: str, groups=None) -> list[tuple[str, str]]:
-        if groups is None:
-            groups, _ = footer_groups(self.explore)
-        entries = [
-            ("/".join(key_text(by_id(i), ascii=self.glyphs.box == "ASCII") for i in ids), self.tr(t(label, lang))) for ids, label in groups
-        ]
-        entries.append(("^p", t("tui.short.palette", lang)))
-        return entries
+    def shown(self, model: AppModel) -> object:
+        return (model.mode, model.lang)
 
-    @property
-    def explore(self) -> bool:
-        """Explore mode: the shown step is an explored configuration."""
-        return bool(self.views) and self.view.spec.kind == "explore"
+    def entries(self, model: AppModel) -> list[tuple[FooterEntry, str, str]]:
+        ascii_ = self.glyphs.box == "ASCII"
+        # The palette (Textual's ctrl+p, not a command of ours) last of all.
+        palette = FooterEntry("palette", ("^p",), "tui.short.palette", PALETTE_PRIORITY)
+        return [(e, entry_keys(e, ascii_), self.tr(t(e.short, model.lang)))
+                for e in (*footer_entries(model.mode), palette)]
 
-    def fits(self, lines) -> bool:
-        return True  # one line, whatever the state: repaint only
+    def on_resize(self) -> None:
+        self.refresh()
 
     def render(self) -> RenderableType:
-        if self.state is None:
+        model = self.model
+        if model is None:
             return ""
         key_style = self.get_component_rich_style("keybar--key", partial=True)
-        groups, priority = footer_groups(self.explore)
-        entries = self.entries(self.state.lang, groups)
-        # Keep the most important entries that fit, in their usual order.
-        room = self.content_size.width
-        shown: set[int] = set()
-        for index in priority:
-            key, label = entries[index]
-            need = cell_len(f" {key} {label} ")
-            if need <= room:
-                shown.add(index)
-                room -= need
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for index, (key, label) in enumerate(entries):
-            if index in shown:
+        entries = self.entries(model)
+        widths = [cell_len(f" {k} {label} ") for _, k, label in entries]
+        kept = footer_fit([e for e, _, _ in entries], widths, self.content_size.width)
+        text = Text(no_wrap=True, overflow="crop")
+        for entry, key, label in entries:
+            if entry in kept:
                 text.append(" " + key, style=key_style)
                 text.append(" " + label + " ")
         return text

@@ -1,7 +1,6 @@
 """Explore mode's experiments and API lens: the Rich renderables of
-render.experiments and render.lens for the bound ExploreSession. Shown only
-when an experiment or the lens is switched on (the app sets the screen's
-`-lab` class); renders, never assigns."""
+render.experiments and render.lens for the bound model's session. Shown
+only when an experiment or the lens is on (the screen's `-lab` class)."""
 
 from __future__ import annotations
 
@@ -10,58 +9,34 @@ from rich.text import Text
 from textual.reactive import reactive
 
 from maskattn_tui.explore.experiments import run_experiment
-from maskattn_tui.explore.session import ExploreSession
 from maskattn_tui.i18n import t
+from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.experiments import experiment_view
 from maskattn_tui.render.lens import api_lens_view
-from maskattn_tui.tui.widgets.base import FigureView
+from maskattn_tui.render.palette import Palette
+from maskattn_tui.tui.widgets.base import FIGURE_CSS, MEANINGS, ModelView, component_class
 
 
-class LabView(FigureView):
-    """The switched-on experiments, then the API lens, for the session."""
+class LabView(ModelView):
+    COMPONENT_CLASSES = {component_class(m) for m in MEANINGS}
+    DEFAULT_CSS = "LabView { height: auto; width: auto; min-width: 100%;" + FIGURE_CSS + "}"
+    model: reactive[AppModel | None] = reactive(None, repaint=False, layout=False)
 
-    session: reactive[ExploreSession | None] = reactive(None, layout=True)
+    def shown(self, model: AppModel) -> object:
+        s = model.session
+        return (s.config, s.experiments, s.lens, model.lang) if model.side_pane == "lab" else None
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._cache: tuple[tuple, RenderableType] | None = None
-
-    def width_key(self) -> object:
-        return self.session
-
-    def frame_extra(self) -> object:
-        return self.session  # switching an experiment on or off starts a new frame
-
-    def fits(self, lines) -> bool:
-        # Hidden unless something is switched on: then nothing to lay out.
-        return super().fits(lines) if self.showing else True
-
-    def _update(self) -> None:
-        if self.showing:
-            super()._update()
-        else:
-            self.forget_shown()  # hidden: nothing to draw until a session shows it
-
-    def _watch_session(self) -> None:
-        self.forget_shown()  # the session's own reactive repaints it all
-
-    @property
-    def showing(self) -> bool:
-        s = self.session
-        return s is not None and s.active and bool(s.experiments or s.lens)
+    def watch_model(self, old: AppModel | None, new: AppModel | None) -> None:
+        if new is not None and (old is None or self.shown(old) != self.shown(new)):
+            self.refresh(layout=True)
 
     def render(self) -> RenderableType:
-        session, state = self.session, self.state
-        if state is None or not self.showing:
+        model = self.model
+        if model is None or model.side_pane != "lab":
             return ""
-        assert session is not None
-        key = (session.config, session.experiments, session.lens, state.lang)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._draw(session, state.lang))
-        return self._cache[1]
-
-    def _draw(self, session: ExploreSession, lang: str) -> RenderableType:
-        palette = self.palette()
+        styles = {m: self.get_component_rich_style(component_class(m), partial=True) for m in MEANINGS}
+        palette = Palette(styles=styles, glyphs=self.glyphs)
+        session, lang = model.session, model.lang
         parts: list[RenderableType] = []
         for name in session.experiments:
             if parts:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual.reactive import reactive
 
 from maskattn_tui.i18n import pick, t
-from maskattn_tui.tui.widgets.base import StateView
+from maskattn_tui.model.app_model import AppModel
+from maskattn_tui.tui.widgets.base import ModelView
 
 PAUSED_MARK = "||"
 
@@ -16,7 +16,24 @@ def dwell_text(seconds: float) -> str:
     return f"{seconds:g}"
 
 
-class PlayerBar(StateView):
+def cut_at_word(text: str, room: int, ellipsis: str) -> str:
+    """`text` in `room` cells, cut at a word (a space, or between CJK
+    characters) with `ellipsis`, never mid-word."""
+    from rich.cells import cell_len
+
+    from maskattn_tui.render.wrap import break_offsets
+
+    if cell_len(text) <= room:
+        return text
+    keep = max(0, room - cell_len(ellipsis))
+    offsets = break_offsets(text, max(1, keep))
+    head = text[: offsets[0]].rstrip() if offsets else text
+    while cell_len(head) > keep and head:
+        head = head[:-1]
+    return (head.rstrip(" ·,:;") + ellipsis) if head else ellipsis[:room]
+
+
+class PlayerBar(ModelView):
     COMPONENT_CLASSES = {"player--title", "player--step", "player--playing", "player--paused"}
     DEFAULT_CSS = """
     PlayerBar {
@@ -30,27 +47,26 @@ class PlayerBar(StateView):
     }
     """
 
-    #: View-only: whether the figure is enlarged (shown as a hint).
-    zoomed: reactive[bool] = reactive(False)
-
     def __init__(self, heading: dict[str, str], *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.heading = heading
 
-    @property
-    def explore(self) -> bool:
-        return bool(self.views) and self.view.spec.kind == "explore"
+    def shown(self, model: AppModel) -> object:
+        p = model.player
+        return (p.step, p.steps, p.playing, p.dwell, p.lang, model.zoomed, id(model.view))
 
-    def status(self) -> Text:
-        state = self.state
-        assert state is not None
-        lang = state.lang
+    @staticmethod
+    def explored(model: AppModel) -> bool:
+        """One explored configuration on screen (explore mode, or a single explore step)."""
+        return model.view.spec.kind == "explore"
+
+    def status(self, model: AppModel) -> Text:
+        state, lang = model.player, model.lang
         style = self.get_component_rich_style
         text = Text()
-        if self.zoomed:
+        if model.zoomed:
             text.append(self.tr(t("tui.zoomed", lang)) + "  ", style=style("player--paused", partial=True))
-        if self.explore:
-            # One configuration, nothing to play: say which mode this is.
+        if self.explored(model):
             text.append(self.tr(t("tui.x.mode", lang)) + " ", style=style("player--step", partial=True))
             return text
         text.append(t("tui.step", lang, k=state.step, n=state.steps), style=style("player--step", partial=True))
@@ -62,23 +78,16 @@ class PlayerBar(StateView):
         text.append("  " + t("tui.dwell", lang, seconds=dwell_text(state.dwell)) + " ")
         return text
 
-    def fits(self, lines) -> bool:
-        return True  # one line, whatever the state: repaint only
-
     def render(self) -> RenderableType:
-        if self.state is None:
+        model = self.model
+        if model is None:
             return ""
-        status = self.status()
-        room = max(0, self.content_size.width - status.cell_len - 1)
-        line = Text()
-        heading = self.view.spec.title if self.explore and self.view.spec.title else self.heading
-        line.append(" " + self.tr(pick(heading, self.state.lang)),
-                    style=self.get_component_rich_style("player--title", partial=True))
-        ellipsis = self.tr("…")
-        if line.cell_len > room:
-            line.truncate(max(0, room - len(ellipsis)), overflow="crop")
-            line.append(ellipsis)
-        line.truncate(room, pad=True)
+        status = self.status(model)
+        room = max(0, self.content_size.width - status.cell_len - 2)
+        heading = model.view.spec.title if self.explored(model) and model.view.spec.title else self.heading
+        title = cut_at_word(self.tr(pick(heading, model.lang)), room, self.tr("…"))
+        line = Text(" " + title, style=self.get_component_rich_style("player--title", partial=True))
+        line.truncate(room + 1, pad=True)
         line.append(" ")
         line.append_text(status)
         line.no_wrap = True

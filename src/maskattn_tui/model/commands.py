@@ -1,0 +1,140 @@
+"""The one command table: every key of the app, once. Bindings, the footer,
+the help screen, the command palette and what is available in which mode
+are all derived from it (pure: the TUI turns rows into Textual bindings).
+
+A row: id, keys (Textual key names), how the key is shown, the action,
+the modes it is available in, its footer slot and priority (lower is kept
+first on a narrow screen; None: help only), the string keys of its footer
+label, palette label and help text (data/strings/tui*.json, both languages)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FIGURE, EXPLORE = "figure", "explore"
+BOTH = frozenset({FIGURE, EXPLORE})
+ONLY_FIGURE = frozenset({FIGURE})
+ONLY_EXPLORE = frozenset({EXPLORE})
+
+
+@dataclass(frozen=True)
+class Command:
+    id: str
+    keys: str
+    display: str
+    action: str
+    modes: frozenset[str]
+    help: str
+    #: Footer: commands with the same slot share one entry ("←/→ step").
+    slot: str | None = None
+    priority: int | None = None
+    short: str | None = None
+    palette: str | None = None
+
+    @property
+    def action_name(self) -> str:
+        return self.action.split("(")[0]
+
+
+def _c(id, keys, display, action, modes, help, slot=None, priority=None, short=None, palette=None) -> Command:
+    return Command(id, keys, display, action, modes, help, slot, priority, short, palette)
+
+
+COMMANDS: tuple[Command, ...] = (
+    _c("prev", "left", "←", "prev", ONLY_FIGURE, "tui.key.prev", "step", 0, "tui.short.step"),
+    _c("next", "right", "→", "next", ONLY_FIGURE, "tui.key.next", "step", 0, "tui.short.step"),
+    _c("play", "space", "space", "toggle_play", ONLY_FIGURE, "tui.key.play", "play", 3, "tui.short.play",
+       "tui.cmd.play"),
+    _c("slower", "plus,equals_sign", "+", "slower", ONLY_FIGURE, "tui.key.slower", "dwell", 9, "tui.short.dwell"),
+    _c("faster", "minus,underscore", "-", "faster", ONLY_FIGURE, "tui.key.faster", "dwell", 9, "tui.short.dwell"),
+    _c("first", "home", "home", "first", ONLY_FIGURE, "tui.key.first", "ends", 10, "tui.short.ends"),
+    _c("last", "end", "end", "last", ONLY_FIGURE, "tui.key.last", "ends", 10, "tui.short.ends"),
+    _c("row_up", "up", "↑", "row(-1)", BOTH, "tui.key.row_up", "row", 4, "tui.short.row"),
+    _c("row_down", "down", "↓", "row(1)", BOTH, "tui.key.row_down", "row", 4, "tui.short.row"),
+    _c("zoom", "z", "z", "zoom", BOTH, "tui.key.zoom", "zoom", 8, "tui.short.zoom", "tui.cmd.zoom"),
+    _c("cells", "c", "c", "toggle_cells", BOTH, "tui.key.cells", "cells", 11, "tui.short.cells", "tui.cmd.cells"),
+    _c("lang", "L,l", "L", "toggle_language", BOTH, "tui.key.lang", "lang", 6, "tui.short.lang", "tui.cmd.lang"),
+    _c("explore", "e", "e", "toggle_explore", BOTH, "tui.x.key.explore", "explore", 2, "tui.x.short.explore",
+       "tui.x.cmd.explore_on"),
+    _c("leak_probe", "1", "1", "toggle_experiment('leak-probe')", ONLY_EXPLORE, "tui.x.key.leak_probe",
+       "experiments", 3, "tui.x.short.experiments"),
+    _c("offset_bug", "2", "2", "toggle_experiment('offset-bug')", ONLY_EXPLORE, "tui.x.key.offset_bug",
+       "experiments", 3, "tui.x.short.experiments"),
+    _c("polarity_bug", "3", "3", "toggle_experiment('polarity-bug')", ONLY_EXPLORE, "tui.x.key.polarity_bug",
+       "experiments", 3, "tui.x.short.experiments"),
+    _c("causal_off", "4", "4", "toggle_experiment('causal-off')", ONLY_EXPLORE, "tui.x.key.causal_off",
+       "experiments", 3, "tui.x.short.experiments"),
+    _c("lens", "a", "a", "toggle_lens", ONLY_EXPLORE, "tui.x.key.lens", "lens", 5, "tui.x.short.lens"),
+    _c("save", "s", "s", "save_scenario", ONLY_EXPLORE, "tui.x.key.save", "save", 7, "tui.x.short.save",
+       "tui.x.cmd.save"),
+    _c("open", "o", "o", "open_scenario", BOTH, "tui.x.key.open", "open", 12, "tui.x.short.open", "tui.x.cmd.open"),
+    _c("help", "question_mark", "?", "help", BOTH, "tui.key.help", "help", 1, "tui.short.help"),
+    _c("quit", "q", "q", "quit", BOTH, "tui.key.quit", "quit", 5, "tui.short.quit"),
+    _c("scroll_left", "shift+left", "shift+←", "scroll_grid(-8,0)", BOTH, "tui.key.scroll_left"),
+    _c("scroll_right", "shift+right", "shift+→", "scroll_grid(8,0)", BOTH, "tui.key.scroll_right"),
+    _c("scroll_up", "shift+up", "shift+↑", "scroll_grid(0,-3)", BOTH, "tui.key.scroll_up"),
+    _c("scroll_down", "shift+down", "shift+↓", "scroll_grid(0,3)", BOTH, "tui.key.scroll_down"),
+    _c("bars_up", "left_square_bracket", "[", "scroll_bars(-1)", BOTH, "tui.key.bars_up"),
+    _c("bars_down", "right_square_bracket", "]", "scroll_bars(1)", BOTH, "tui.key.bars_down"),
+    _c("page_up", "pageup", "pgup", "scroll_side(-1)", BOTH, "tui.key.page_up"),
+    _c("page_down", "pagedown", "pgdn", "scroll_side(1)", BOTH, "tui.key.page_down"),
+    _c("leave", "escape", "esc", "leave_controls", ONLY_EXPLORE, "tui.x.key.leave"),
+)
+
+BY_ID = {c.id: c for c in COMMANDS}
+BY_ACTION = {c.action_name: c for c in COMMANDS}
+
+
+def available(command: Command, mode: str) -> bool:
+    return mode in command.modes
+
+
+def action_available(action: str, mode: str) -> bool:
+    """Whether an action (as Textual names it, without arguments) may run
+    in `mode`; an action not in the table (Textual's own) is not ours to refuse."""
+    command = BY_ACTION.get(action)
+    return command is None or available(command, mode)
+
+
+@dataclass(frozen=True)
+class FooterEntry:
+    slot: str
+    keys: tuple[str, ...]  # shown keys, e.g. ("←", "→")
+    short: str  # string key of the label
+    priority: int
+
+
+def footer_entries(mode: str) -> list[FooterEntry]:
+    """The footer's entries for `mode`, in table order (each slot once)."""
+    entries: dict[str, FooterEntry] = {}
+    for c in COMMANDS:
+        if c.slot is None or not available(c, mode):
+            continue
+        if c.slot in entries:
+            e = entries[c.slot]
+            keys = e.keys if c.display in e.keys else (*e.keys, c.display)
+            entries[c.slot] = FooterEntry(e.slot, keys, e.short, min(e.priority, c.priority or 0))
+        else:
+            entries[c.slot] = FooterEntry(c.slot, (c.display,), c.short or "", c.priority or 0)
+    # Experiments: "1-4" rather than four keys.
+    if "experiments" in entries:
+        e = entries["experiments"]
+        entries["experiments"] = FooterEntry(e.slot, (f"{e.keys[0]}-{e.keys[-1]}",), e.short, e.priority)
+    return list(entries.values())
+
+
+def footer_fit(entries: list[FooterEntry], widths: list[int], room: int) -> list[FooterEntry]:
+    """The entries kept in `room` cells (by priority), in their usual order;
+    `widths` are the entries' widths."""
+    order = sorted(range(len(entries)), key=lambda i: (entries[i].priority, i))
+    kept: set[int] = set()
+    for i in order:
+        if widths[i] <= room:
+            kept.add(i)
+            room -= widths[i]
+    return [e for i, e in enumerate(entries) if i in kept]
+
+
+def palette_commands(mode: str) -> list[Command]:
+    """The commands the palette offers in `mode` (it obeys availability)."""
+    return [c for c in COMMANDS if c.palette and available(c, mode)]

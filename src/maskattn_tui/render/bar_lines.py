@@ -1,0 +1,113 @@
+"""The softmax bars as lines of segments, on one scale for the whole
+walkthrough: 1.0 is the full bar, and the bar's length depends on the
+pane's width and the language only, never on the step, so a larger
+weight never has a shorter bar."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+
+from maskattn_tui.lesson.stepview import StepView
+from maskattn_tui.render.grid import fmt
+from maskattn_tui.render.grid_lines import Line, TextBlock, cell_glyph, glue, text_len, wrap_text
+from maskattn_tui.render.palette import Palette
+
+BAR_MIN, BAR_MAX = 4, 40
+#: The probability's width ("0.0000").
+NUMBER_W = 6
+GLYPH_W = 2
+#: The shortest bar worth writing the reasons beside (else the cell's letter says it).
+BAR_WITH_REASONS = 8
+
+
+def _key_width(views: Sequence[StepView]) -> int:
+    return max(len(f"k{pos}") for v in views for pos in v.table.key_positions)
+
+
+def _reason_width(views: Sequence[StepView], lang: str, palette: Palette) -> int:
+    """The widest "blocked: ..." reason of any step (a longer reason, as
+    step 4's "would be blocked: ...", is written only where it fits)."""
+    words = set()
+    for v in views:
+        words |= {f"blocked_reason.{c.value}" for row in v.table.cells for c in row if not c.allowed}
+    return max((cell_len(palette.t(f"render.{w}", lang)) for w in words), default=0)
+
+
+def bar_layout(views: Sequence[StepView], lang: str, palette: Palette, width: int) -> tuple[int, bool]:
+    """The bar's length and whether the reasons are written, for every step
+    of `views` in `width` columns."""
+    fixed = _key_width(views) + 1 + GLYPH_W + 1 + 1 + NUMBER_W
+    reasons = _reason_width(views, lang, palette)
+    if reasons and width - fixed - reasons - 1 >= BAR_WITH_REASONS:
+        return min(BAR_MAX, width - fixed - reasons - 1), True
+    return max(BAR_MIN, min(BAR_MAX, width - fixed)), False
+
+
+def bar_segments(p: float, width: int, palette: Palette, style_name: str = "bar") -> Line:
+    """p * width cells of bar, eighth blocks where the glyphs have them."""
+    g = palette.glyphs
+    if math.isnan(p):
+        return [Segment(g.bar_empty * width, palette.style("bar.empty"))]
+    cells = max(0.0, min(1.0, p)) * width
+    full = int(cells)
+    eighths = int(round((cells - full) * 8))
+    if eighths == 8:
+        full, eighths = full + 1, 0
+    partial = g.bar_partial[eighths - 1] if eighths and full < width else ""
+    used = full + (1 if partial else 0)
+    return [Segment(g.bar_full * full + partial, palette.style(style_name)),
+            Segment(g.bar_empty * (width - used), palette.style("bar.empty"))]
+
+
+def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, palette: Palette,
+              width: int) -> TextBlock:
+    """The bars of query row `row` of `view`, laid out as for every step of `views`."""
+    bar_w, reasons = bar_layout(views, lang, palette, width)
+    kw = _key_width(views)
+    row = min(max(0, row), len(view.table.query_positions) - 1)
+    result = view.result
+    p = palette
+    lines: list[Line] = []
+
+    def text(s: str, style_name: str | None = None) -> None:
+        lines.extend(wrap_text(glue(s), width, p.style(style_name) if style_name else None))
+
+    def group(weights, unmasked: bool) -> None:
+        for j, pos in enumerate(view.table.key_positions):
+            cell = view.table.cells[row][j]
+            w = weights[j] if weights is not None else math.nan
+            line: Line = [Segment(f"k{pos}".ljust(kw) + " "),
+                          Segment(set_cell_size(cell_glyph(p, cell.value, GLYPH_W), GLYPH_W), p.style(cell.value)),
+                          Segment(" ")]
+            line += bar_segments(w, bar_w, p, "bar" if cell.allowed else "bar.blocked")
+            line.append(Segment(" " + (fmt(w) if weights is not None else "—").rjust(NUMBER_W), p.style("number")))
+            if reasons and not cell.allowed:
+                kind = "leak" if unmasked else "blocked"
+                reason = " " + p.t(f"render.{kind}_reason.{cell.value}", lang)
+                if text_len(line) + cell_len(reason) <= width:
+                    line.append(Segment(reason, p.style("dim")))
+            lines.append(line)
+
+    text(p.t("render.bars_title", lang, pos=view.table.query_positions[row]), "title")
+    if view.compare is not None and row == view.compare.row:
+        text(p.t("render.bars_no_mask", lang), "header")
+        group(view.compare.weights_unmasked, True)
+        text(p.t("render.bars_masked", lang), "header")
+    group(result.weights[row], False)
+    if not view.table.row_has_visible_key(row):
+        policy = result.policy
+        text(p.t("render.empty_row", lang, policy=policy, result=p.t(f"render.empty.{policy}", lang)), "warning")
+    output = result.outputs[row]
+    if output is not None:
+        text(p.t("render.output", lang, value=", ".join(fmt(x) for x in output)), "number")
+    if view.offset_bug is not None:
+        wrong = view.offset_bug.result.outputs[row]
+        if wrong is not None and output is not None:
+            text(p.t("render.output_wrong", lang, wrong=", ".join(fmt(x) for x in wrong),
+                     right=", ".join(fmt(x) for x in output)), "warning")
+    text(p.t("render.not_confidence", lang), "dim")
+    return TextBlock(lines)

@@ -1,0 +1,209 @@
+"""One step's figure for the TUI, as blocks of lines (render.grid_lines):
+the visibility table(s), step 4's score row with every number, the legend
+and the declared inputs. Sizes come from arithmetic, so the widget can ask
+every step's size without drawing any."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+
+from maskattn_tui.i18n import t
+from maskattn_tui.lesson.stepview import StepView
+from maskattn_tui.render.grid import fmt
+from maskattn_tui.render.grid_lines import (
+    DIFF_MARK, FULL_CELL_MIN, SELECT_MARK, Block, Column, Line, SideBySide, TableBlock, TextBlock,
+    cell_glyph, flow, glue, wrap_text,
+)
+from maskattn_tui.render.palette import Palette
+from maskattn_tui.render.table_source import StepTableSource, TableSource
+
+#: The reasons every legend explains (others are added when a table has them).
+LEGEND_REASONS = ("allowed", "future", "pad", "future+pad")
+#: Cell modes: "auto" picks full cells where they fit, else compact ones.
+CELL_MODES = ("auto", "full", "compact")
+#: The legend's and inputs' narrowest wrapping width.
+LEGEND_MIN = 44
+#: Input matrices longer than this are shown by their first rows.
+INPUT_ROWS_SHOWN = 6
+
+
+@dataclass(frozen=True)
+class Room:
+    """Where the figure is drawn: columns, and lines it should fit in."""
+
+    width: int
+    height: int = 10**6
+
+
+def _legend(reasons, palette: Palette, lang: str, width: int, cw: int,
+            diff: bool, pad_rows: bool) -> list[Line]:
+    entries: list[Line] = []
+    swatch_w = 1 if cw == 1 else 3
+    for reason in reasons:
+        glyph = cell_glyph(palette, reason, swatch_w)
+        entries.append([Segment(set_cell_size(f" {glyph} " if swatch_w > 1 else glyph, swatch_w), palette.style(reason)),
+                        Segment(" " + palette.t(f"render.legend.{reason}", lang))])
+    if diff:
+        entries.append([Segment(f" {DIFF_MARK} ", palette.style("diff")),
+                        Segment(" " + palette.t("render.legend.diff", lang))])
+    entries.append([Segment(f"{palette.glyphs.arrow} {palette.t('render.legend.focus', lang)}")])
+    select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
+    entries.append([Segment(f"{select} {palette.t('render.legend.selected', lang)}")])
+    if pad_rows:
+        entries.append([Segment(palette.t("render.pad_query", lang), palette.style("pad")),
+                        Segment(" " + palette.t("tui.fig.pad_row", lang))])
+    return flow(entries, max(1, width))
+
+
+def _matrix(rows) -> str:
+    def num(x: float) -> str:
+        return str(int(x)) if float(x).is_integer() else f"{x:.3g}"
+
+    shown = ["[" + ",".join(num(x) for x in row) + "]" for row in rows[:INPUT_ROWS_SHOWN]]
+    more = len(rows) - len(shown)
+    return "[" + ",".join(shown) + (f",… +{more}" if more > 0 else "") + "]"
+
+
+def inputs_text(view: StepView, lang: str, palette: Palette) -> str:
+    """The declared inputs of the step, on the figure (not only at the end
+    of the explanation)."""
+    spec = view.spec
+    if spec.kind == "compare":
+        cmp = view.compare
+        assert cmp is not None
+        scores = ", ".join(f"{s:g}" for s in cmp.scores)
+        v = ", ".join(f"{row[0]:g}" for row in spec.v)
+        return palette.tr(glue(t("tui.fig.inputs_compare", lang, scores=scores, v=v, q=spec.query_positions[cmp.row])))
+    d = len(spec.q[0]) if spec.q else 0
+    text = t("tui.fig.inputs", lang, q=_matrix(spec.q), k=_matrix(spec.k), v=_matrix(spec.v), d=d)
+    return palette.tr(glue(text))
+
+
+def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Block:
+    """Step 4: the query's row of the table with, under the same key
+    columns, every number of the comparison (scores, additive mask, exp
+    terms, both denominators, both probability rows, both outputs)."""
+    cmp = view.compare
+    assert cmp is not None
+    p = palette
+    labels = [p.t(k, lang) for k in ("render.key", "render.cmp.score", "render.cmp.additive",
+                                     "render.cmp.exp_unmasked", "render.cmp.exp_masked",
+                                     "render.cmp.p_unmasked", "render.cmp.p_masked")]
+    qlabel = p.glyphs.arrow + SELECT_MARK["ascii" if p.ascii else "unicode"] + f" q{view.table.query_positions[cmp.row]}"
+    label_w = max(cell_len(x) for x in [*labels, qlabel]) + 1
+    sep = Segment("|" if p.ascii else "│", p.style("dim"))
+    neg = p.glyphs.neg_inf
+    rows_num = [
+        [fmt(x, 2, p) for x in cmp.scores],
+        ["0" if a == 0 else neg for a in cmp.additive],
+        [fmt(x) for x in cmp.exp_unmasked], [fmt(x) for x in cmp.exp_masked],
+        [fmt(x) for x in cmp.weights_unmasked], [fmt(x) for x in cmp.weights_masked],
+    ]
+    cw = max(FULL_CELL_MIN, *(cell_len(x) + 1 for r in rows_num for x in r))
+    total, out = p.t("render.cmp.sum", lang), p.t("render.cmp.out", lang)
+    tails = ["", "", f"{total} = {fmt(cmp.denominator_unmasked)}", f"{total} = {fmt(cmp.denominator_masked)}",
+             f"{out} = {fmt(cmp.output_unmasked[0])}", f"{out} = {fmt(cmp.output_masked[0])}"]
+    strong = {3, 5}  # the masked denominator and output
+
+    def label(text: str, style=None) -> Line:
+        return [Segment(set_cell_size(text, label_w), style), sep]
+
+    lines: list[Line] = [label(labels[0], p.style("header"))
+                         + [Segment(f"k{pos}".rjust(cw), p.style("header")) for pos in view.table.key_positions]]
+    cells = view.table.cells[cmp.row]
+    selected = row == cmp.row
+    qstyle = p.style("focus") + (p.style("selected") if selected else p.style("focus"))
+    glyph_cells = []
+    for c in cells:
+        g = cell_glyph(p, c.value, cw - 1)
+        glyph_cells.append(Segment(" " * (cw - 1 - cell_len(g)) + g + " ", p.style(c.value)))
+    lines.append(label(qlabel, qstyle) + glyph_cells)
+    for i, (name, values) in enumerate(zip(labels[1:], rows_num)):
+        style = p.style("number") if i in strong else None
+        line = label(name) + [Segment(v.rjust(cw), style) for v in values]
+        if tails[i]:
+            line += [Segment("  "), Segment(tails[i], p.style("number") if i in strong else None)]
+        lines.append(line)
+    block = TextBlock(lines, frozen=label_w + 1)
+    block.row_lines = lambda r: [1] if r == cmp.row else []  # type: ignore[method-assign]
+    return block
+
+
+def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool) -> Block:
+    if view.offset_bug is None:
+        return TableBlock(StepTableSource(view), palette, lang, row, cw)
+    bug = view.offset_bug
+    labels = tuple(palette.t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
+                   for i in range(len(bug.table.query_positions)))
+    right = TableBlock(StepTableSource(view), palette, lang, row, cw,
+                       title=palette.t("render.correct_table", lang), wrap_title=side)
+    wrong = TableBlock(StepTableSource(view, bug.table, bug.differs, labels), palette, lang, row, cw,
+                       title=palette.t("render.wrong_table", lang), wrap_title=side)
+    return SideBySide(right, wrong) if side else Column([right, wrong])
+
+
+def _sources(view: StepView) -> list[TableSource]:
+    out: list[TableSource] = [StepTableSource(view)]
+    if view.offset_bug is not None:
+        out.append(StepTableSource(view, view.offset_bug.table, view.offset_bug.differs))
+    return out
+
+
+def full_cell_width(view: StepView, lang: str, palette: Palette) -> int:
+    return max(TableBlock.full_width(s, palette, lang) for s in _sources(view))
+
+
+def options(view: StepView, lang: str, palette: Palette, cells: str) -> list[tuple[int, bool]]:
+    """The (cell width, side by side) layouts to try, best first."""
+    full = full_cell_width(view, lang, palette)
+    widths = {"full": [full], "compact": [2, 1], "auto": [full, 2, 1]}[cells]
+    sides = [True, False] if view.offset_bug is not None else [False]
+    return [(cw, side) for cw in widths for side in sides]
+
+
+def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Room, cells: str = "auto") -> Column:
+    """The figure of `view` with query row `row` selected, laid out for
+    `room`: the first layout that fits its width and height, else the first
+    that fits its width, else the narrowest."""
+    width = max(8, room.width)
+    tried: list[Column] = []
+    if view.compare is not None:
+        tried.append(_assemble(view, _compare_block(view, row, lang, palette), lang, palette, width, FULL_CELL_MIN))
+    else:
+        for cw, side in options(view, lang, palette, cells):
+            tried.append(_assemble(view, _tables(view, row, lang, palette, cw, side), lang, palette, width, cw))
+    for fits in (lambda f: f.width <= width and f.height <= room.height, lambda f: f.width <= width):
+        for figure in tried:
+            if fits(figure):
+                return figure
+    return min(tried, key=lambda f: f.width)
+
+
+def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width: int, cw: int) -> Column:
+    reasons = list(LEGEND_REASONS)
+    for row in view.table.cells:
+        for c in row:
+            if c.value not in reasons:
+                reasons.append(c.value)
+    src = StepTableSource(view)
+    pad_rows = any(src.row_is_pad(r) for r in range(src.rows))
+    # The legend and inputs wrap to the tables' width (but not narrower
+    # than LEGEND_MIN), so a small table leaves the room to the weights.
+    room = min(width, max(tables.width, LEGEND_MIN))
+    legend = TextBlock(_legend(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows))
+    inputs = TextBlock(wrap_text(inputs_text(view, lang, palette), room, palette.style("dim")))
+    fixed = tables.header if isinstance(tables, TableBlock) else 0
+    figure = Column([tables, legend, inputs], fixed=fixed)
+    figure.cell_width = cw  # type: ignore[attr-defined]
+    return figure
+
+
+def frame_size(views, lang: str, palette: Palette, room: Room, cells: str = "auto") -> tuple[int, int]:
+    """The largest figure of `views` in `room`: the pane's size for the
+    whole walkthrough, so that nothing jumps when stepping."""
+    sizes = [(f.width, f.height) for f in (build_figure(v, 0, lang, palette, room, cells) for v in views)]
+    return max(w for w, _ in sizes), max(h for _, h in sizes)
+

@@ -1,0 +1,342 @@
+"""The mask grid as lines of segments, sized by arithmetic.
+
+A figure is a column of blocks; every block knows its height and width
+without drawing, and draws one line at a time (`window(y, x, width)`: the
+line as seen scrolled `x` cells to the right, its row labels held still).
+A table block asks its source only for the columns in view, so a row move
+on a 4,096 x 4,096 table costs what it costs on a 5 x 5. The TUI's grid
+widget (a Textual line-API ScrollView) shows these lines; `print` keeps the
+Rich tables of render.grid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+
+from maskattn_tui.render.palette import Palette
+from maskattn_tui.render.table_source import TableSource
+from maskattn_tui.render.wrap import break_offsets
+
+Line = list[Segment]
+
+SELECT_MARK = {"unicode": "●", "ascii": "*"}
+#: Full cells: at least this wide (a glyph, a mark, room either side).
+FULL_CELL_MIN = 4
+#: One-column glyphs for reasons whose glyph is wider (compact cells).
+COMPACT_GLYPH = {"future+pad": "X"}
+DIFF_MARK = "!"
+#: No line break between these and what follows (both languages).
+_GLUE = (("≤ ", "≤\u00a0"), ("<= ", "<=\u00a0"), ("≥ ", "≥\u00a0"), (">= ", ">=\u00a0"),
+         (" = ", "\u00a0=\u00a0"), ("= ", "=\u00a0"))
+
+
+def glue(text: str) -> str:
+    """`text` with no-break spaces where a break would separate a relation
+    from its number ("≤ 3", "T = 1")."""
+    for plain, glued in _GLUE:
+        text = text.replace(plain, glued)
+    return text
+
+
+def cell_glyph(palette: Palette, reason: str, width: int) -> str:
+    """The one place a cell's reason becomes its glyph: the palette's, or a
+    one-column stand-in when the cell is that narrow."""
+    glyph = palette.cell_glyph(reason)
+    if cell_len(glyph) <= width:
+        return glyph
+    return COMPACT_GLYPH.get(reason, glyph[:1])
+
+
+def pad_to(line: Line, width: int) -> Line:
+    return Segment.adjust_line_length(line, width)
+
+
+def text_len(line: Line) -> int:
+    return Segment.get_line_length(line)
+
+
+def window_of(line: Line, frozen: int, x: int, width: int) -> Line:
+    """`line` seen scrolled `x` cells right in `width` cells, its first
+    `frozen` cells held still."""
+    if x <= 0:
+        return pad_to(line, width)
+    frozen = min(frozen, width)
+    head, rest = (list(Segment.divide(line, [frozen, 10**9])) + [[], []])[:2]
+    _, shown = (list(Segment.divide(rest, [x, x + width - frozen])) + [[], []])[:2]
+    return pad_to(head, frozen) + pad_to(shown, width - frozen)
+
+
+def wrap_text(text: str, width: int, style: Style | None = None) -> list[Line]:
+    """A paragraph's lines (breaks from render.wrap: CJK-aware, glued
+    relations kept whole)."""
+    lines: list[Line] = []
+    for para in text.split("\n"):
+        offsets = break_offsets(para, max(1, width))
+        bounds = [0, *offsets, len(para)]
+        for a, b in zip(bounds, bounds[1:]):
+            # The no-break spaces steer the breaks only: a space on screen.
+            lines.append([Segment(para[a:b].rstrip().replace("\u00a0", " "), style)])
+    return lines
+
+
+class Block:
+    height = 0
+    width = 0
+    #: Cells at the left of every line held still when scrolling sideways.
+    frozen = 0
+
+    def full(self, y: int) -> Line:
+        raise NotImplementedError
+
+    def window(self, y: int, x: int, width: int) -> Line:
+        return window_of(self.full(y), self.frozen, x, width)
+
+    def row_lines(self, row: int) -> list[int]:
+        """The block's lines that show query row `row` (repainted on a row move)."""
+        return []
+
+
+class TextBlock(Block):
+    def __init__(self, lines: Sequence[Line], frozen: int = 0) -> None:
+        self.lines = list(lines)
+        self.height = len(self.lines)
+        self.width = max((text_len(l) for l in self.lines), default=0)
+        self.frozen = frozen
+
+    def full(self, y: int) -> Line:
+        return self.lines[y]
+
+
+class TableBlock(Block):
+    """A visibility table: header lines, then one line per query row."""
+
+    def __init__(self, source: TableSource, palette: Palette, lang: str, row: int,
+                 cell_width: int, title: str | None = None, wrap_title: bool = False) -> None:
+        self.source, self.palette, self.lang, self.row = source, palette, lang, row
+        self.cw = cell_width
+        ascii_ = palette.ascii
+        self.select = SELECT_MARK["ascii" if ascii_ else "unicode"]
+        self.sep = "|" if ascii_ else "│"
+        self.pad_word = palette.t("render.pad_query", lang)
+        self.any_row_pad = any(source.row_is_pad(r) for r in range(min(source.rows, 4096)))
+        self.axis = palette.t("render.queries_axis", lang)
+        label = 3 + source.max_row_label() + (1 + cell_len(self.pad_word) if self.any_row_pad else 0)
+        self.label_w = max(label, cell_len(self.axis)) + 1
+        self.frozen = self.label_w + 1
+        self.groups = self._groups()
+        cells_w = self.frozen + source.cols * self.cw
+        #: The title's lines: one, or wrapped to the table's width (side by side).
+        self.titles = ([] if not title else [[Segment(title, palette.style("title"))]] if not wrap_title
+                       else wrap_text(title, max(12, cells_w), palette.style("title")))
+        self.title = title
+        #: The header's lines: column labels, the groups' tags, the PAD keys.
+        self.kinds = ["labels", *(["groups"] if self.groups else []),
+                      *(["pad"] if getattr(source, "any_pad", False) else [])]
+        self.header = len(self.titles) + len(self.kinds)
+        self.height = self.header + source.rows
+        self.width = max([cells_w, *(text_len(line) for line in self.titles)])
+
+    @staticmethod
+    def full_width(source: TableSource, palette: Palette, lang: str) -> int:
+        """The cell width that shows whole labels and tags."""
+        tags = [cell_len(palette.t(k, lang)) for k in ("render.cached", "render.new")] if source.col_group(0) else []
+        return max(FULL_CELL_MIN, source.max_col_label() + 1, *(t + 1 for t in tags))
+
+    def _groups(self) -> list[tuple[int, int, str]]:
+        """Runs of columns with the same group ("cached" / "new"): (start, end, meaning)."""
+        src = self.source
+        if not src.cols or src.col_group(0) is None:
+            return []
+        runs: list[tuple[int, int, str]] = []
+        start, group = 0, src.col_group(0)
+        for c in range(1, src.cols):
+            g = src.col_group(c)
+            if g != group:
+                runs.append((start, c, group))
+                start, group = c, g
+        runs.append((start, src.cols, group))
+        return [(a, b, g) for a, b, g in runs if g]
+
+    # -- the parts of a line ---------------------------------------------------
+    def _label(self, text: str, style: Style | None = None) -> Line:
+        return [Segment(set_cell_size(text, self.label_w), style), Segment(self.sep, self.palette.style("dim"))]
+
+    def _row_label(self, r: int) -> Line:
+        src, p = self.source, self.palette
+        focus = src.row_is_focus(r)
+        text = (p.glyphs.arrow if focus else " ") + (self.select if r == self.row else " ") + " " + src.row_label(r)
+        style = p.style("focus") if focus else None
+        if r == self.row:
+            style = (style or Style()) + p.style("selected")
+        out = [Segment(text, style)]
+        if src.row_is_pad(r):
+            out.append(Segment(" " + self.pad_word, p.style("pad")))
+        used = text_len(out)
+        out.append(Segment(" " * max(0, self.label_w - used)))
+        out.append(Segment(self.sep, p.style("dim")))
+        return out
+
+    def _cell(self, r: int, c: int) -> Segment:
+        src, p, cw = self.source, self.palette, self.cw
+        reason = src.cell(r, c)
+        mark = DIFF_MARK if src.differs(r, c) else ""
+        style = p.style(reason)
+        if mark and p.color:
+            style = style + p.style("diff")
+        if r == self.row:
+            style = style + Style(underline=True)
+        if cw == 1:
+            return Segment(mark or cell_glyph(p, reason, 1), style)
+        if cw < FULL_CELL_MIN:
+            glyph = cell_glyph(p, reason, cw - len(mark))
+            return Segment(set_cell_size(glyph + mark, cw), style)
+        text = glyph_text = cell_glyph(p, reason, cw - 1 - len(mark)) + mark
+        pad = cw - 1 - cell_len(glyph_text)
+        text = " " * (pad - pad // 2) + glyph_text + " " * (pad // 2)
+        return Segment(text, style)
+
+    def _header_cols(self, kind: str, c0: int, c1: int) -> Line:
+        src, p, cw = self.source, self.palette, self.cw
+        out: Line = []
+        if kind == "labels":
+            # Compact: the position (no "k"), on every column it fits above.
+            step = 1 if cw >= FULL_CELL_MIN else -(-src.max_col_label() // cw)
+            for c in range(c0, c1):
+                if cw >= FULL_CELL_MIN:
+                    out.append(Segment(set_cell_size(" " + src.col_label(c), cw), p.style("header")))
+                elif c % step == 0:
+                    out.append(Segment(set_cell_size(str(src.col_position(c)), cw * step), p.style("header")))
+                elif c0 == c and c % step:
+                    out.append(Segment(" " * cw * (step - c % step)))
+            return out
+        if kind == "pad":
+            word = self.pad_word if cw > cell_len(self.pad_word) else "P"
+            for c in range(c0, c1):
+                out.append(Segment(set_cell_size(" " + word if cw > 2 else word, cw) if src.col_is_pad(c) else " " * cw,
+                                   p.style("dim")))
+            return out
+        # groups: the tag word at the start of its run of columns
+        for a, b, g in self.groups:
+            lo, hi = max(a, c0), min(b, c1)
+            if lo >= hi:
+                continue
+            word = " " + p.t("render.cached" if g == "cached" else "render.new", self.lang)
+            run = [Segment(set_cell_size(word, min(cell_len(word), (b - a) * cw)))]
+            run = pad_to(run, (b - a) * cw)
+            part = list(Segment.divide(run, [(lo - a) * cw, (hi - a) * cw]))[1]
+            out.extend(Segment(s.text, p.style(g)) for s in part)
+        return out
+
+    def _line(self, y: int, c0: int, c1: int) -> Line:
+        if y < len(self.titles):
+            return list(self.titles[y])
+        y -= len(self.titles)
+        kinds = self.kinds
+        if y < len(kinds):
+            label = self._label(self.axis if y == 0 else "", self.palette.style("header"))
+            return label + self._header_cols(kinds[y], c0, c1)
+        r = y - len(kinds)
+        return self._row_label(r) + [self._cell(r, c) for c in range(c0, c1)]
+
+    def full(self, y: int) -> Line:
+        return self._line(y, 0, self.source.cols)
+
+    def window(self, y: int, x: int, width: int) -> Line:
+        if y < len(self.titles):
+            return pad_to(self.full(y), width)
+        room = max(0, width - self.frozen)
+        c0 = max(0, x // self.cw)
+        c1 = min(self.source.cols, -(-(x + room) // self.cw))
+        line = self._line(y, c0, c1)
+        head, rest = (list(Segment.divide(line, [self.frozen, 10**9])) + [[], []])[:2]
+        skip = x - c0 * self.cw
+        _, shown = (list(Segment.divide(rest, [skip, skip + room])) + [[], []])[:2]
+        return pad_to(head, min(width, self.frozen)) + pad_to(shown, room)
+
+    def row_lines(self, row: int) -> list[int]:
+        return [self.header + row] if 0 <= row < self.source.rows else []
+
+    def pad_titles(self, n: int) -> None:
+        extra = n - len(self.titles)
+        if extra > 0:
+            self.titles = [*self.titles, *([[]] * extra)]
+            self.header += extra
+            self.height += extra
+
+
+class Column(Block):
+    """Blocks one under the other."""
+
+    def __init__(self, blocks: Sequence[Block], fixed: int = 0) -> None:
+        self.blocks = [b for b in blocks if b.height]
+        self.height = sum(b.height for b in self.blocks)
+        self.width = max((b.width for b in self.blocks), default=0)
+        #: Lines at the top held still when scrolling down (a table's header).
+        self.fixed = fixed
+        self.starts: list[int] = []
+        y = 0
+        for b in self.blocks:
+            self.starts.append(y)
+            y += b.height
+
+    def locate(self, y: int) -> tuple[Block, int]:
+        for b, start in zip(reversed(self.blocks), reversed(self.starts)):
+            if y >= start:
+                return b, y - start
+        raise IndexError(y)
+
+    def full(self, y: int) -> Line:
+        block, dy = self.locate(y)
+        return block.full(dy)
+
+    def window(self, y: int, x: int, width: int) -> Line:
+        if not 0 <= y < self.height:
+            return [Segment(" " * width)]
+        block, dy = self.locate(y)
+        return block.window(dy, x, width)
+
+    def row_lines(self, row: int) -> list[int]:
+        return [start + y for b, start in zip(self.blocks, self.starts) for y in b.row_lines(row)]
+
+
+class SideBySide(Block):
+    """Two small blocks next to each other (step 5's two tables)."""
+
+    def __init__(self, left: Block, right: Block, gap: int = 2) -> None:
+        self.left, self.right, self.gap = left, right, gap
+        if isinstance(left, TableBlock) and isinstance(right, TableBlock):
+            # The same number of title lines: the two tables' rows line up.
+            n = max(len(left.titles), len(right.titles))
+            for table in (left, right):
+                table.pad_titles(n)
+        self.height = max(left.height, right.height)
+        self.width = left.width + gap + right.width
+        self.frozen = left.frozen
+
+    def full(self, y: int) -> Line:
+        a = self.left.full(y) if y < self.left.height else []
+        b = self.right.full(y) if y < self.right.height else []
+        return pad_to(a, self.left.width + self.gap) + b
+
+    def row_lines(self, row: int) -> list[int]:
+        return sorted(set(self.left.row_lines(row)) | set(self.right.row_lines(row)))
+
+
+def flow(entries: Sequence[Line], width: int, gap: int = 2) -> list[Line]:
+    """Legend entries left to right, wrapping between entries only."""
+    lines: list[Line] = []
+    line: Line = []
+    for entry in entries:
+        need = text_len(entry) + (gap if line else 0)
+        if line and text_len(line) + need > width:
+            lines.append(line)
+            line = []
+        if line:
+            line.append(Segment(" " * gap))
+        line.extend(entry)
+    if line:
+        lines.append(line)
+    return lines

@@ -1,0 +1,166 @@
+"""What the line-drawn grid reads: a "table source" of rows x columns, each
+cell a reason code ("allowed", "future", "pad", "future+pad", or any reason
+render.palette has a glyph for), with row and column labels.
+
+One implementation reads a StepView; the mask doctor's numpy-backed source
+(thousands of positions) plugs in by implementing the same few methods. The
+grid asks only for the cells it shows, so a source never has to build a
+whole table of Python objects."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from maskattn_tui.engine.visibility import VisibilityTable
+from maskattn_tui.lesson.stepview import StepView
+
+
+class TableSource(Protocol):
+    rows: int
+    cols: int
+
+    def cell(self, row: int, col: int) -> str:
+        """The cell's reason code."""
+
+    def differs(self, row: int, col: int) -> bool:
+        """Marked "!": differs from the correct table."""
+
+    def row_label(self, row: int) -> str: ...
+
+    def col_label(self, col: int) -> str:
+        """Short: "k12"."""
+
+    def col_position(self, col: int) -> int: ...
+
+    def col_group(self, col: int) -> str | None:
+        """A meaning for the header's group line ("cached" / "new"), or None."""
+
+    def col_is_pad(self, col: int) -> bool: ...
+
+    def row_is_pad(self, row: int) -> bool:
+        """The query's own position is PAD (flagged, not blanked)."""
+
+    def row_is_focus(self, row: int) -> bool: ...
+
+    def max_row_label(self) -> int:
+        """The widest row label, in cells (arithmetic, not a scan, for big sources)."""
+
+    def max_col_label(self) -> int: ...
+
+
+class StepTableSource:
+    """One visibility table of a StepView (its own, or step 5's row-number one)."""
+
+    def __init__(self, view: StepView, table: VisibilityTable | None = None,
+                 differs: tuple[tuple[bool, ...], ...] | None = None,
+                 row_labels: tuple[str, ...] | None = None) -> None:
+        self.view = view
+        self.table = table if table is not None else view.table
+        self._differs = differs
+        self._row_labels = row_labels
+        self.rows = len(self.table.query_positions)
+        self.cols = len(self.table.key_positions)
+        self._focus = frozenset(view.spec.focus_rows)
+        past = view.spec.past
+        keys = set(self.table.key_positions)
+        # A query whose own position is one of the PAD keys' (explore mode).
+        pad_positions = {p for p, is_pad in zip(self.table.key_positions, self.table.key_is_pad) if is_pad}
+        self._row_pad = tuple(q in pad_positions and q in keys for q in self.table.query_positions)
+        self._past = past
+
+    def cell(self, row: int, col: int) -> str:
+        return self.table.cells[row][col].value
+
+    def differs(self, row: int, col: int) -> bool:
+        return self._differs is not None and self._differs[row][col]
+
+    @property
+    def has_differs(self) -> bool:
+        return self._differs is not None and any(any(r) for r in self._differs)
+
+    def row_label(self, row: int) -> str:
+        if self._row_labels is not None:
+            return self._row_labels[row]
+        return f"q{self.table.query_positions[row]}"
+
+    def col_label(self, col: int) -> str:
+        return f"k{self.table.key_positions[col]}"
+
+    def col_position(self, col: int) -> int:
+        return self.table.key_positions[col]
+
+    def col_group(self, col: int) -> str | None:
+        if not self._past:
+            return None
+        return "cached" if self.table.key_positions[col] < self._past else "new"
+
+    def col_is_pad(self, col: int) -> bool:
+        return self.table.key_is_pad[col]
+
+    def row_is_pad(self, row: int) -> bool:
+        return self._row_pad[row]
+
+    def row_is_focus(self, row: int) -> bool:
+        return row in self._focus
+
+    def max_row_label(self) -> int:
+        from rich.cells import cell_len
+
+        return max((cell_len(self.row_label(r)) for r in range(self.rows)), default=0)
+
+    def max_col_label(self) -> int:
+        return max((len(self.col_label(c)) for c in range(self.cols)), default=0)
+
+    @property
+    def any_pad(self) -> bool:
+        return any(self.table.key_is_pad)
+
+
+class SyntheticSource:
+    """A causal + right-PAD table of any size computed per cell (no storage):
+    for the 4,096 x 4,096 benchmark and tests of the grid's cost."""
+
+    def __init__(self, rows: int, cols: int, pad: int = 0) -> None:
+        self.rows, self.cols, self.pad = rows, cols, pad
+        self.past = cols - rows
+
+    def cell(self, row: int, col: int) -> str:
+        future = col > self.past + row
+        is_pad = col >= self.cols - self.pad
+        return "future+pad" if future and is_pad else "future" if future else "pad" if is_pad else "allowed"
+
+    def differs(self, row: int, col: int) -> bool:
+        return False
+
+    has_differs = False
+
+    def row_label(self, row: int) -> str:
+        return f"q{self.past + row}"
+
+    def col_label(self, col: int) -> str:
+        return f"k{col}"
+
+    def col_position(self, col: int) -> int:
+        return col
+
+    def col_group(self, col: int) -> str | None:
+        return None if not self.past else "cached" if col < self.past else "new"
+
+    def col_is_pad(self, col: int) -> bool:
+        return col >= self.cols - self.pad
+
+    def row_is_pad(self, row: int) -> bool:
+        return self.past + row >= self.cols - self.pad
+
+    def row_is_focus(self, row: int) -> bool:
+        return row == 0
+
+    def max_row_label(self) -> int:
+        return 1 + len(str(self.past + self.rows - 1))
+
+    def max_col_label(self) -> int:
+        return 1 + len(str(self.cols - 1))
+
+    @property
+    def any_pad(self) -> bool:
+        return self.pad > 0

@@ -1,0 +1,65 @@
+"""The screen's sizes, by arithmetic: how much room the figure may take,
+and how big its pane is for the whole walkthrough (the largest step's
+figure, so nothing moves when stepping). Pure: no Textual."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from maskattn_tui.render.figure_lines import Room
+
+#: Below this the figure is replaced by a notice (80x24 is comfortably above).
+MIN_WIDTH, MIN_HEIGHT = 60, 20
+#: From this width on (of the screen), the explanation moves beside the figure.
+WIDE_WIDTH = 140
+#: The explore panel's width (its CSS: tui/widgets/explore_panel.py).
+CONTROLS_WIDTH = 26
+#: Lines the explanation keeps under the figure at least (with its border).
+EXPLAIN_MIN = 5
+#: Lines the weights keep under the grid at least, in the wide layout.
+BARS_MIN = 10
+#: A pane's chrome: its title border (1 line); padding and the vertical
+#: scrollbar's column (3 cells).
+PANE_LINES, PANE_CELLS = 1, 3
+#: The grid's share of the body's width beside the weights.
+GRID_SHARE = 0.7
+#: The figure column's share of the body in the wide layout.
+WIDE_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class Layout:
+    wide: bool
+    room: Room  # where the grid's figure is drawn
+    grid_width: int  # the grid pane's outer size
+    grid_height: int
+    body_width: int
+    body_height: int
+
+
+def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, explore: bool,
+                  frame: Callable[[Room], tuple[int, int]]) -> Layout:
+    """The grid pane's size on a `width` x `height` screen; `frame(room)` is
+    the largest figure of the walkthrough drawn in `room`."""
+    wide = width >= WIDE_WIDTH and not zoomed
+    body_w = max(1, width - (CONTROLS_WIDTH if explore and not zoomed else 0))
+    body_h = max(1, height - 1 - condition_lines - 1)  # player bar, condition, footer
+    if zoomed:
+        room = Room(body_w - PANE_CELLS, body_h - PANE_LINES)
+    elif wide:
+        column = int(body_w * WIDE_SHARE)
+        room = Room(column - PANE_CELLS, body_h - PANE_LINES - BARS_MIN)
+    else:
+        room = Room(int(body_w * GRID_SHARE) - PANE_CELLS, body_h - PANE_LINES - EXPLAIN_MIN)
+    room = Room(max(8, room.width), max(3, room.height))
+    fw, fh = frame(room)
+    scrollbar = 1 if fw > room.width else 0  # the horizontal scrollbar's line
+    grid_h = min(fh + scrollbar, room.height) + PANE_LINES
+    if zoomed:
+        grid_w, grid_h = body_w, body_h
+    elif wide:
+        grid_w = int(body_w * WIDE_SHARE)
+    else:
+        grid_w = min(fw, room.width) + PANE_CELLS
+    return Layout(wide, room, grid_w, grid_h, body_w, body_h)

@@ -1,0 +1,27 @@
+"""The figure's Screen: its key bindings, derived from the command table.
+They live on this Screen, not on the App, so a modal screen on top (help,
+palette, dialogs) blocks them by itself. Every binding runs an app action
+("app.<action>"); the App's check_action asks the command table whether it
+is available in the present mode."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.screen import Screen
+
+from maskattn_tui.i18n import t
+from maskattn_tui.model.commands import COMMANDS, Command
+
+
+def binding(command: Command) -> Binding:
+    # The English description is what Textual's own key panel shows; our
+    # footer and help translate it live through the command table.
+    return Binding(command.keys, f"app.{command.action}", t(command.help, "en"), show=False,
+                   key_display=command.display, id=command.id)
+
+
+class FigureScreen(Screen):
+    BINDINGS = [binding(c) for c in COMMANDS if c.id != "quit"] + [
+        # q quits from the figure; the App's own ctrl+q stays as Textual has it.
+        Binding("q", "app.quit", t("tui.key.quit", "en"), show=False, id="quit"),
+    ]
