@@ -229,7 +229,7 @@ def test_an_empty_row_has_no_weights_and_says_so():
     for lang in ("en", "zh"):
         assert "q0" in bars_caption(w, 0, 4, lang)[0]
     caption = bars_caption(row_weights(t, 3), 0, 4, "en")
-    assert "4 visible keys of 4" in caption[0] and "1.0000 of the weight" in caption[1]
+    assert "softmax over 4 of 4 keys" in caption[0] and "k0-k3 hold 1.0000" in caption[1]
 
 
 # -- the state --------------------------------------------------------------------

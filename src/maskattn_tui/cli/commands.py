@@ -96,6 +96,37 @@ def _add_explore(p: argparse.ArgumentParser) -> None:
     add_explore_arguments(p, _ENV_LANG)
 
 
+def _add_mask(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mask", metavar="FILE", help=_h("cli.help.mask"))
+    whole = _int_in(0, 1 << 30, "cli.bad_index")
+    p.add_argument("--batch", type=whole, metavar="B", help=_h("cli.help.mask_batch"))
+    p.add_argument("--head", type=whole, metavar="H", help=_h("cli.help.mask_head"))
+    p.add_argument("--scores", metavar="FILE", help=_h("cli.help.mask_scores"))
+    p.add_argument("--block", type=_block, metavar="N", help=_h("cli.help.mask_block"))
+
+
+def _block(value: str) -> int:
+    from maskattn_tui.model.mask_model import BLOCK_SIZES
+
+    if value.isdigit() and int(value) in BLOCK_SIZES:
+        return int(value)
+    raise argparse.ArgumentTypeError(t("cli.bad_block", _ENV_LANG, value=value,
+                                       sizes=", ".join(map(str, BLOCK_SIZES))))
+
+
+def _mask_doc(args, lang: str):
+    """--mask FILE read and diagnosed before the app starts (a bad file: one
+    line, exit 2); None without --mask."""
+    if args.mask is None:
+        for option in ("batch", "head", "scores", "block"):
+            if getattr(args, option) is not None:
+                raise UsageError(t("cli.mask_only", lang, option=f"--{option}"))
+        return None
+    from maskattn_tui.doctor.mask_open import open_mask
+
+    return open_mask(args.mask, args.batch, args.head, args.scores)
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="maskattn-tui", description=_h("cli.description"), epilog=_h("cli.epilog"))
     parser.add_argument("--version", action="version", version=f"maskattn-tui {__version__}",
@@ -105,6 +136,7 @@ def build_parser() -> Parser:
     parser.add_argument("--play", action="store_true", help=_h("cli.help.play"))
     parser.add_argument("--exit-at-end", action="store_true", help=_h("cli.help.exit_at_end"))
     parser.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"))
+    _add_mask(parser)
     _add_explore(parser)
     sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor}", parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
@@ -325,9 +357,10 @@ def cmd_tui(args, lang: str) -> int:
     # app shows every lens, whatever names were given).
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
+    mask = _mask_doc(args, lang)
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
-                   explore=config, experiments=experiments, lens=lens)
+                   explore=config, experiments=experiments, lens=lens, mask=mask, block=args.block)
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0

@@ -12,6 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+#: Files `o` and --mask open in mask mode (anything else: a scenario).
+MASK_SUFFIXES = (".npy", ".pt", ".pth", ".txt", ".json")
+
+
+def is_mask_path(path: str) -> bool:
+    return path.lower().endswith(MASK_SUFFIXES)
+
 #: Block sizes offered (1 = cells; the others multiples of the doctor's
 #: counting tile, 8). FlexAttention's BlockMask uses 128 by default.
 BLOCK_SIZES = (1, 8, 32, 128, 512, 2048)
@@ -53,6 +60,11 @@ class MaskState:
     fit: tuple[int, int] = (20, 20)
 
     # -- derived ------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        """The command table's mode (the footer reads it)."""
+        return "mask"
+
     @property
     def cells(self) -> bool:
         """The view shows cells (size 1, or a drill-down), not blocks."""
@@ -138,5 +150,6 @@ class MaskState:
 def new_state(rows: int, keys: int, lang: str, fit_rows: int, fit_cols: int, size: int | None = None) -> MaskState:
     """The state at start: auto unless a block size is given."""
     state = MaskState(rows, keys, lang, auto=size is None, fit=(max(1, fit_rows), max(1, fit_cols)))
-    chosen = size if size is not None else auto_block(rows, keys, *state.fit)
+    sizes = sizes_for(rows, keys)
+    chosen = auto_block(rows, keys, *state.fit) if size is None else max(s for s in sizes if s <= size)
     return replace(state, size=chosen)

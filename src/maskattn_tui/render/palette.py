@@ -45,14 +45,15 @@ DEFAULT_STYLES: dict[str, str] = {
     "title": "bold",
     # mask mode (the doctor in the app): cells hidden for another reason, blocks
     "hidden": "bold white on grey35",
-    "block.full": "bold black on green3",
-    "block.partial": "bold black on dark_khaki",
+    "block.full": "green3 on dark_green",
+    "block.partial": "dark_orange on grey23",
     "block.empty": "grey70 on grey23",
 }
 
 #: Glyphs of mask mode's reasons (unicode, ASCII): cells hidden neither by
 #: causality nor PAD, and FlexAttention-style blocks.
-MASK_GLYPHS = {"hidden": ("×", "x"), "block.full": ("█", "#"), "block.partial": ("▒", "+"),
+#: A block's glyph fills a compact cell of two (one left for "!" if marked).
+MASK_GLYPHS = {"hidden": ("×", "x"), "block.full": ("██", "##"), "block.partial": ("▒▒", "++"),
                "block.empty": ("·", ".")}
 
 
