@@ -238,10 +238,11 @@ def test_an_empty_row_has_no_weights_and_says_so():
 def test_auto_picks_the_smallest_size_that_fits():
     assert auto_block(6, 6, 10, 10) == 1
     assert auto_block(16384, 16384, 40, 40) == 512  # 32 x 32 blocks
-    assert auto_block(16384, 16384, 20, 20) == 2048
+    assert auto_block(16384, 16384, 20, 20) == 1024  # 16 x 16
+    assert auto_block(16384, 16384, 3, 3) == 4096  # the largest offered, scrolled
     assert auto_block(4096, 4096, 40, 32) == 128  # 32 x 32
-    assert auto_block(4096, 4096, 40, 31) == 512
-    assert sizes_for(6, 6) == (1, 8) and sizes_for(100, 40) == (1, 8, 32, 128)
+    assert auto_block(4096, 4096, 40, 31) == 256
+    assert sizes_for(6, 6) == (1, 8) and sizes_for(100, 40) == (1, 8, 16, 32, 64, 128)
 
 
 def test_resizing_keeps_the_selected_place():
@@ -250,9 +251,9 @@ def test_resizing_keeps_the_selected_place():
     s = s.move(5, 7)  # block (5, 7) of 128: cells 640.., 896..
     assert s.place == (640, 896)
     s = s.resize(-1)
-    assert (s.size, s.row, s.col, s.auto) == (32, 20, 28, False)
+    assert (s.size, s.row, s.col, s.auto) == (64, 10, 14, False)
     s = s.resize(+1).resize(+1)
-    assert (s.size, s.row, s.col) == (512, 1, 1)
+    assert (s.size, s.row, s.col) == (256, 2, 3)
     assert s.toggle_auto().size == 128 and s.toggle_auto().auto
 
 
@@ -270,9 +271,9 @@ def test_drill_down_and_back():
 
 def test_a_new_room_repicks_auto_but_not_a_chosen_size():
     s = new_state(4096, 4096, "en", 40, 40)
-    assert s.with_fit(20, 20).size == 512
+    assert s.with_fit(20, 20).size == 256
     chosen = s.resize(-1)
-    assert chosen.with_fit(20, 20).size == 32
+    assert chosen.with_fit(20, 20).size == 64
 
 
 # -- the explanation ----------------------------------------------------------------

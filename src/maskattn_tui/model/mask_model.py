@@ -19,9 +19,9 @@ MASK_SUFFIXES = (".npy", ".pt", ".pth", ".txt", ".json")
 def is_mask_path(path: str) -> bool:
     return path.lower().endswith(MASK_SUFFIXES)
 
-#: Block sizes offered (1 = cells; the others multiples of the doctor's
-#: counting tile, 8). FlexAttention's BlockMask uses 128 by default.
-BLOCK_SIZES = (1, 8, 32, 128, 512, 2048)
+#: Block sizes offered (1 = cells; then powers of two, multiples of the
+#: doctor's counting tile, 8). FlexAttention's BlockMask uses 128 by default.
+BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
 
 def auto_block(rows: int, keys: int, fit_rows: int, fit_cols: int) -> int:

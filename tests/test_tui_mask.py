@@ -1,0 +1,231 @@
+"""Mask mode driven by keys as a user would: `--mask FILE` and `o` with a
+mask file, moving over cells and blocks, block sizes, drill-down and back,
+the language, help, bad files. Masks are built the way real code builds
+them; what is expected comes from how they were built."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from textual.widgets import Input
+
+from maskattn_tui.cli.commands import main
+from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.tui import make_app
+from maskattn_tui.tui.help import HelpScreen
+from maskattn_tui.tui.mask_screen import MaskScreen
+from maskattn_tui.tui.scenario_dialogs import PathDialog
+from maskattn_tui.tui.screen import FigureScreen
+
+
+def causal(rows, keys):
+    return np.tril(np.ones((rows, keys), dtype=bool), keys - rows)
+
+
+@pytest.fixture
+def leak(tmp_path):
+    mask = causal(6, 6)
+    mask[1, 4] = True  # one leaked future cell
+    path = tmp_path / "leak.npy"
+    np.save(path, mask)
+    return path
+
+
+def recorded(app) -> list[str]:
+    seen: list[str] = []
+    notify = app.notify
+
+    def record(message: str, **kwargs) -> None:
+        seen.append(message)
+        notify(message, **kwargs)
+
+    app.notify = record
+    return seen
+
+
+def on_screen(view) -> str:
+    """What the view shows now, line by line (scrolled as it is)."""
+    return "\n".join(view.render_line(y).text for y in range(view.size.height))
+
+
+def text_of(view) -> str:
+    figure = view.figure
+    return "\n".join("".join(s.text for s in figure.full(y)) for y in range(figure.height))
+
+
+async def test_mask_flag_shows_both_tables_and_the_leak(leak):
+    app = make_app(mask=open_mask(str(leak)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MaskScreen) and screen.state.size == 1
+        grid = screen.query_one("#mask-grid")
+        lines = text_of(grid).splitlines()
+        q1 = next(line for line in lines if "q1" in line)
+        assert q1.count("!") == 2  # the leaked cell, in the user's table and beside it in the rule's
+        assert "your mask" in lines[0] and "the rule: causal" in lines[0]
+        for key in ("down", "right", "right", "right", "right"):
+            await pilot.press(key)
+        await pilot.pause()
+        assert (screen.state.row, screen.state.col) == (1, 4)
+        explain = text_of(screen.query_one("#mask-explain"))
+        assert "query q1 (row 1), key k4" in explain and "a leak" in explain
+        assert "future cells visible: 1 (first: (1,4))" in explain
+        bars = text_of(screen.query_one("#mask-bars"))
+        assert "softmax over 3 of 6 keys" in bars  # q1 sees k0, k1 and the leaked k4
+
+
+async def test_a_row_move_repaints_two_lines_of_the_grid(tmp_path):
+    path = tmp_path / "big.npy"
+    np.save(path, causal(4096, 4096))
+    app = make_app(mask=open_mask(str(path)), block=1)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        grid = app.screen.query_one("#mask-grid")
+        await pilot.press("down")
+        await pilot.pause()
+        before = grid.lines_drawn
+        await pilot.press("down")
+        await pilot.pause()
+        assert grid.lines_drawn - before == 2  # the row left and the row entered
+        assert app.screen.state.row == 2
+
+
+async def test_blocks_sizes_drill_down_and_back(tmp_path):
+    mask = causal(4096, 4096)
+    mask[100, 3000] = True
+    path = tmp_path / "big.npy"
+    np.save(path, mask)
+    app = make_app(mask=open_mask(str(path)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        auto = screen.state.size
+        assert screen.state.auto and auto > 1
+        rows, cols = screen.state.shape
+        assert rows * auto >= 4096 and rows <= screen.state.fit[0]
+        await pilot.press("minus")
+        assert screen.state.size == auto // 2 and not screen.state.auto
+        await pilot.press("a")
+        assert screen.state.size == auto and screen.state.auto
+        for _ in range(3000 // auto):
+            await pilot.press("right")
+        await pilot.press("enter")
+        await pilot.pause()
+        state = screen.state
+        assert state.window == (0, auto, (3000 // auto) * auto, (3000 // auto + 1) * auto)
+        grid = screen.query_one("#mask-grid")
+        assert "!" not in on_screen(grid)  # the leaked cell (100, 3000) is in this block, not yet in view
+        c0 = state.window[2]
+        await pilot.press(*["down"] * 100, *["right"] * (3000 - c0))
+        await pilot.pause()
+        assert screen.state.place == (100, 3000)
+        shown = on_screen(grid)
+        assert shown.count("!") == 2 and "q100" in shown  # scrolled into view, in both tables
+        assert "a leak" in text_of(screen.query_one("#mask-explain"))
+        await pilot.press("escape")
+        assert screen.state.window is None and screen.state.col == 3000 // auto
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, FigureScreen)
+
+
+async def test_the_language_follows_into_the_figure(leak):
+    app = make_app(mask=open_mask(str(leak)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("L")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.state.lang == "zh"
+        assert "你的 mask" in text_of(screen.query_one("#mask-grid"))
+        assert "发现" in text_of(screen.query_one("#mask-explain"))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.model.lang == "zh"
+
+
+async def test_help_lists_the_mask_keys(leak):
+    app = make_app(mask=open_mask(str(leak)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MaskScreen)
+
+
+async def open_file(pilot, path: str) -> None:
+    await pilot.press("o")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathDialog)
+    pilot.app.screen.query_one("#path", Input).value = path
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_o_in_explore_mode_opens_a_mask_and_esc_comes_back(tmp_path):
+    mask = np.tril(np.ones((2, 5), dtype=bool))  # torch is_causal=True with 3 cached keys: top-left
+    path = tmp_path / "top_left.npy"
+    np.save(path, mask)
+    config = ExploreConfig(past=2)
+    app = make_app(explore=config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await open_file(pilot, str(path))
+        screen = app.screen
+        assert isinstance(screen, MaskScreen)
+        explain = text_of(screen.query_one("#mask-explain"))
+        assert "top-left alignment with 3 cached keys" in explain
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, FigureScreen) and app.explore.config == config
+
+
+@pytest.mark.parametrize("content,words", [
+    (None, "no such file"),
+    (b"", "empty"),
+    (b"hello there\n", "table"),
+])
+async def test_a_bad_mask_file_is_one_line_and_nothing_changes(tmp_path, content, words):
+    path = tmp_path / "bad.txt"
+    if content is not None:
+        path.write_bytes(content)
+    config = ExploreConfig(past=1)
+    app = make_app(explore=config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        await open_file(pilot, str(path))
+        assert isinstance(app.screen, FigureScreen) and app.explore.config == config
+        assert seen and str(path) in seen[-1] and "\n" not in seen[-1]
+        assert words in seen[-1].lower()
+
+
+async def test_a_pickled_array_is_refused_in_the_app(tmp_path):
+    path = tmp_path / "objects.npy"
+    np.save(path, np.array([[object(), None]], dtype=object), allow_pickle=True)
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        await open_file(pilot, str(path))
+        assert isinstance(app.screen, FigureScreen)
+        assert "object" in seen[-1]
+
+
+def test_cli_mask_options_need_a_mask(capsys):
+    assert main(["--batch", "1"]) == 2
+    assert "--batch needs --mask FILE" in capsys.readouterr().err
+
+
+def test_cli_bad_mask_is_one_line_exit_2(tmp_path, capsys):
+    assert main(["--mask", str(tmp_path / "missing.npy")]) == 2
+    err = capsys.readouterr().err
+    assert "missing.npy" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_block_size_must_be_offered(tmp_path, capsys):
+    assert main(["--mask", "x.npy", "--block", "100"]) == 2
+    assert "1, 8, 16" in capsys.readouterr().err
