@@ -85,14 +85,21 @@ def test_sliding_window_hides_old_keys_for_another_reason():
     assert src.cell(5, 1) == "hidden" and src.cell(5, 6) == "future" and src.cell(5, 4) == "allowed"
 
 
-def test_top_left_mask_with_a_cache_differs_from_its_bottom_right_fix_only_in_findings():
+def test_top_left_mask_with_a_cache_is_compared_with_its_bottom_right_fix():
     # torch is_causal=True with 3 cached keys: tril of a 2 x 5 table (top-left).
     mask = np.tril(np.ones((2, 5), dtype=bool))
     t = tables_of(mask)
-    assert t.diagnosis.alignment.alignment == "top-left" and t.offset == 0
-    src = CellSource(t, "user")
-    assert [src.row_label(r) for r in range(2)] == ["q0", "q1"]
-    assert src.cell(0, 1) == "future" and src.cell(1, 1) == "allowed"
+    assert t.diagnosis.alignment.alignment == "top-left" and t.diagnosis.offset == 0
+    assert t.realigned and t.offset == 3 and not t.exact
+    user, rule = CellSource(t, "user"), CellSource(t, "rule")
+    assert [user.row_label(r) for r in range(2)] == ["q3", "q4"]  # the queries after the cache
+    fixed = causal(2, 5)  # what it should be: tril(ones(2, 5), 3)
+    differ = [(r, k) for r in range(2) for k in range(5) if user.differs(r, k)]
+    assert differ == [(r, k) for r in range(2) for k in range(5) if mask[r, k] != fixed[r, k]]
+    assert len(differ) == t.diagnosis.findings[t.diagnosis.codes().index("top-left")].count == 6
+    assert user.cell(0, 1) == "hidden" and rule.cell(0, 1) == "allowed"  # history the mask hides
+    assert user.cell(1, 4) == "hidden" and rule.cell(1, 4) == "allowed"  # q4 reads itself, k4
+    assert user.cell(0, 4) == "future" == rule.cell(0, 4)  # q3 may not read k4
 
 
 def test_a_window_of_cells_reads_its_own_cells_and_labels():
@@ -227,9 +234,20 @@ def test_an_empty_row_has_no_weights_and_says_so():
     w = row_weights(t, 0)
     assert w.empty and w.top is None and not w.weights.any()
     for lang in ("en", "zh"):
-        assert "q0" in bars_caption(w, 0, 4, lang)[0]
-    caption = bars_caption(row_weights(t, 3), 0, 4, "en")
+        assert "q0" in bars_caption(w, [0, 1, 2, 3], lang)[0]
+    caption = bars_caption(row_weights(t, 3), [0, 1, 2, 3], "en")
     assert "softmax over 4 of 4 keys" in caption[0] and "k0-k3 hold 1.0000" in caption[1]
+
+
+def test_the_largest_weights_come_largest_first():
+    mask = causal(1, 6)
+    t = tables_of(mask)
+    scores = np.log(np.array([1.0, 5, 2, 4, 3, 6]))
+    w = row_weights(t, 0, check_scores(scores, (1, 6), "s.npy"))
+    assert w.largest(3) == [5, 1, 3]  # weights 6/21, 5/21, 4/21
+    assert w.largest(10) == [5, 1, 3, 4, 2, 0]
+    caption = bars_caption(w, w.largest(2), "en", largest=True)
+    assert caption[1] == f"its 2 largest weights, largest first, hold {11 / 21:.4f}"
 
 
 # -- the state --------------------------------------------------------------------

@@ -41,6 +41,14 @@ class RowWeights:
         """The key with the largest weight (None for an empty row)."""
         return None if self.empty else int(np.argmax(self.weights))
 
+    def largest(self, n: int) -> list[int]:
+        """The keys of the n largest weights, largest first (visible keys only)."""
+        n = min(n, self.count)
+        if n <= 0:
+            return []
+        top = np.argpartition(-self.weights, n - 1)[:n]
+        return [int(k) for k in top[np.lexsort((top, -self.weights[top]))]]
+
     def window(self, c0: int, c1: int) -> list[tuple[int, bool, float, float]]:
         """(key, visible, score, weight) for keys c0:c1."""
         c0, c1 = max(0, c0), min(len(self.weights), c1)

@@ -106,7 +106,7 @@ class CellSource(_Labels):
 
     @property
     def has_differs(self) -> bool:
-        return self.tables.diagnosis.fit.comparison.count > 0
+        return not self.tables.exact
 
     def col_group(self, col: int) -> str | None:
         offset = self.tables.offset
@@ -145,7 +145,7 @@ class BlockSource(_Labels):
 
     @property
     def has_differs(self) -> bool:
-        return self.tables.diagnosis.fit.comparison.count > 0
+        return not self.tables.exact
 
     def col_group(self, col: int) -> str | None:
         return None

@@ -59,9 +59,17 @@ class MaskTables:
     def __init__(self, mask: np.ndarray, diagnosis) -> None:
         self.mask, self.diagnosis = mask, diagnosis
         self.reading = Reading(mask, diagnosis.representation, diagnosis.polarity)
-        self.rule = diagnosis.rule
         self.rows, self.keys = mask.shape
-        self.offset = int(diagnosis.offset)
+        self.rule = diagnosis.rule
+        #: A top-left mask with a cache is compared with its fix, the same
+        #: rule aligned bottom-right (the rows are the queries after the
+        #: cache): the history it hides is what differs.
+        self.realigned = diagnosis.alignment.alignment == "top-left" and self.rows != self.keys
+        if self.realigned:
+            self.rule = self.rule.replace(offset=self.keys - self.rows)
+        self.offset = int(self.rule.offset)
+        #: The mask is exactly the rule's table (nothing to mark).
+        self.exact = diagnosis.fit.comparison.count == 0 and not self.realigned
         pad = diagnosis.pad_keys
         self.pad_keys = (0, 0) if pad is None else (int(pad[0]), int(pad[1]))
         #: Hidden cells in a query's future are "future" only under a causal reading.
@@ -114,7 +122,7 @@ class MaskTables:
         rows, keys = self.rows, self.keys
         n_q, n_k = -(-rows // BASE), -(-keys // BASE)
         user = np.empty((n_q, n_k), dtype=np.int64)
-        exact = self.diagnosis.fit.comparison.count == 0
+        exact = self.exact
         rule = user if exact else np.empty_like(user)
         differ = np.zeros_like(user)
         step = max(BASE, BAND_CELLS // max(1, keys) // BASE * BASE)

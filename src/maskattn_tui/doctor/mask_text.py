@@ -28,7 +28,8 @@ class Section:
 
 
 def rule_title(tables: MaskTables, lang: str) -> str:
-    return t("doctor_tui.table.rule", lang, rule=rule_text(tables.diagnosis, lang))
+    key = "doctor_tui.table.fix" if tables.realigned else "doctor_tui.table.rule"
+    return t(key, lang, rule=rule_text(tables.diagnosis, lang), past=tables.offset)
 
 
 def view_line(state: MaskState, lang: str, offset: int) -> str:
@@ -108,15 +109,18 @@ def sections(tables: MaskTables, info, state: MaskState, lang: str, glyph: Calla
     ]
 
 
-def bars_caption(weights: RowWeights, c0: int, c1: int, lang: str) -> list[str]:
+def bars_caption(weights: RowWeights, keys: list[int], lang: str, largest: bool = False) -> list[str]:
     """The lines above the bars of a row: how many keys, whose scores, the
-    largest weight and how much of the weight the shown keys hold."""
+    largest weight and how much of the weight the shown `keys` hold (a run
+    of keys, or with `largest` the row's largest weights)."""
     if weights.empty:
         return [t("doctor_tui.bars.empty", lang, position=weights.position)]
     source = t("doctor_tui.bars.given" if weights.given else "doctor_tui.bars.generated", lang)
     top = weights.top
-    shown = float(weights.weights[c0:c1].sum())
-    return [t("doctor_tui.bars.head", lang, position=weights.position, count=weights.count,
-              keys=len(weights.weights), source=source),
-            t("doctor_tui.bars.top", lang, k=top, weight=f"{weights.weights[top]:.4f}", k0=c0, k1=c1 - 1,
-              shown=f"{shown:.4f}")]
+    shown = f"{float(weights.weights[keys].sum()) if keys else 0.0:.4f}"
+    head = t("doctor_tui.bars.head", lang, position=weights.position, count=weights.count,
+             keys=len(weights.weights), source=source)
+    if largest:
+        return [head, t("doctor_tui.bars.largest", lang, n=len(keys), shown=shown)]
+    return [head, t("doctor_tui.bars.top", lang, k=top, weight=f"{weights.weights[top]:.4f}", k0=min(keys),
+                    k1=max(keys), shown=shown)]

@@ -35,9 +35,9 @@ from maskattn_tui.tui.widgets.panes import pane_title
 
 #: The grid's share of the body's height (the rest: bars and explanation).
 GRID_SHARE = 0.6
-#: Lines of the grid pane that are not rows: the border, a title, the key
-#: labels, a group or PAD line, the horizontal scrollbar.
-GRID_CHROME = 5
+#: Lines of the grid pane that are not rows in a block overview: the
+#: border, the tables' titles, the key labels, the horizontal scrollbar.
+GRID_CHROME = 4
 
 
 def binding(command: Command) -> Binding:
@@ -103,6 +103,14 @@ class MaskScreen(Screen):
         half = (width - 3 - GAP) // 2  # the pane's padding and scrollbar
         self.state = self.state.with_fit(grid_h - GRID_CHROME, (half - frozen) // COMPACT)
 
+    def _chrome(self, state: MaskState) -> int:
+        """GRID_CHROME, and on cells the "cached / new" and PAD header lines."""
+        if not state.cells:
+            return GRID_CHROME
+        tables = self.doc.tables
+        groups = bool(tables.offset) and tables.causal
+        return GRID_CHROME + groups + (tables.pad_keys[0] < tables.pad_keys[1])
+
     def _grid_room(self) -> int:
         return max(8, int((self.size.height - 2) * GRID_SHARE))
 
@@ -113,7 +121,7 @@ class MaskScreen(Screen):
     def _show(self, state: MaskState) -> None:
         # The grid as tall as its rows need (a small mask leaves the room to the panes below).
         grid = self.query_one("#mask-grid")
-        height = min(self._grid_room(), state.shape[0] + GRID_CHROME)
+        height = min(self._grid_room(), state.shape[0] + self._chrome(state))
         if grid.styles.height is None or grid.styles.height.value != height:
             grid.styles.height = height
         for view in self.query("MaskGridView, MaskBarsView, MaskExplainView"):

@@ -135,26 +135,28 @@ class MaskBarsView(MaskView):
     def figure_key(self, state: MaskState) -> object:
         return (state.place, state.size, state.window, state.lang, self.width(), self.size.height)
 
-    def keys_shown(self, state: MaskState, room: int) -> tuple[int, int]:
-        """Keys around the selected one (cells), or the block's first keys."""
+    def keys_shown(self, state: MaskState, room: int) -> list[int]:
+        """Keys around the selected one (cells); on blocks, the row's
+        largest weights (a block's own keys are mostly hidden ones)."""
+        if not state.cells:
+            return self.doc.weights(state.place[0]).largest(room)
         keys = self.doc.tables.keys
-        r0, r1, c0, c1 = state.span
-        if state.cells:
-            c0 = max(0, min(c0 - room // 2, keys - room))
-        return c0, min(keys if state.cells else c1, c0 + room)
+        c0 = max(0, min(state.place[1] - room // 2, keys - room))
+        return list(range(c0, min(keys, c0 + room)))
 
     def build(self, state: MaskState) -> Block:
         palette, lang, tables = self.palette(), state.lang, self.doc.tables
         row = state.place[0]
         weights = self.doc.weights(row)
         room = max(1, self.scrollable_content_region.height - 3)
-        c0, c1 = self.keys_shown(state, room)
-        caption = bars_caption(weights, c0, c1, lang)
-        if weights.empty:
+        shown = self.keys_shown(state, room)
+        caption = bars_caption(weights, shown, lang, largest=not state.cells)
+        if weights.empty or not shown:
             return bar_lines(caption, [], 1.0, palette, lang, self.width())
         caption.append(t("doctor_tui.bars.scale", lang))
-        reasons = tables.reasons("user", row, row + 1, c0, c1)[0].tolist()
-        keys = [(k, REASONS[reasons[k - c0]], float(weights.weights[k])) for k in range(c0, c1)]
+        c0, c1 = min(shown), max(shown) + 1
+        reasons = tables.reasons("user", row, row + 1, c0, c1)[0]  # one row's run of keys
+        keys = [(k, REASONS[int(reasons[k - c0])], float(weights.weights[k])) for k in shown]
         scale = float(weights.weights.max())
         return bar_lines(caption, keys, scale, palette, lang, self.width())
 
