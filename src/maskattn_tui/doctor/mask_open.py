@@ -53,4 +53,6 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
     if scores is not None:
         array, score_info = load_mask(scores, batch if batch is not None else None, head)
         given = check_scores(array, diag.shape, score_info.path)
-    return MaskDoc(info, MaskTables(mask, diag), given)
+    tables = MaskTables(mask, diag)
+    tables.base  # the one pass of block counts, now rather than at the first drawing
+    return MaskDoc(info, tables, given)

@@ -121,7 +121,7 @@ class MaskTables:
         (the rule's table and the differences only where the rule differs)."""
         rows, keys = self.rows, self.keys
         n_q, n_k = -(-rows // BASE), -(-keys // BASE)
-        user = np.empty((n_q, n_k), dtype=np.int64)
+        user = np.empty((n_q, n_k), dtype=np.uint8)  # at most BASE * BASE = 64 per tile
         exact = self.exact
         rule = user if exact else np.empty_like(user)
         differ = np.zeros_like(user)

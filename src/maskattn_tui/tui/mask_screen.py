@@ -129,8 +129,10 @@ class MaskScreen(Screen):
         self.query_one("#mask-keys", KeyBar).model = state
         lang, tr = state.lang, Palette(glyphs=self.glyphs).tr
         name = os.path.basename(self.doc.path)
-        self.query_one("#mask-title", Static).update(
-            tr(t("doctor_tui.title.bar", lang, file=name, view=view_line(state, lang, self.doc.tables.offset))))
+        title = tr(t("doctor_tui.title.bar", lang, file=name, view=view_line(state, lang, self.doc.tables.offset)))
+        if title != self.__dict__.get("_title"):
+            self._title = title
+            self.query_one("#mask-title", Static).update(title, layout=False)  # one line, always
         width = self.size.width or 80
         for selector, key in (("#mask-grid", "doctor_tui.panel.grid"), ("#mask-bars", "tui.panel.bars"),
                               ("#mask-explain", "tui.panel.explain")):

@@ -44,6 +44,17 @@ class MaskView(LinesView):
         """The width lines are drawn for (the scrollbar's gutter excluded)."""
         return max(8, self.scrollable_content_region.width)
 
+    def held_size(self, state: MaskState) -> Size:
+        """As tall as the tallest figure of this view (block size, drill-down,
+        language, width): a move never shrinks it, so a new virtual size,
+        and the layout of the whole screen it costs, is rare."""
+        assert self.figure is not None
+        key = (state.size, state.window, state.lang, self.width())
+        held = self.__dict__.get("_held")
+        height = self.figure.height if held is None or held[0] != key else max(held[1], self.figure.height)
+        self._held = (key, height)
+        return Size(self.width(), height)
+
 
 class MaskGridView(MaskView):
     DEFAULT_CSS = css("MaskGridView")
@@ -164,8 +175,7 @@ class MaskBarsView(MaskView):
         self.refresh()
 
     def frame_size(self, state: MaskState) -> Size:
-        assert self.figure is not None
-        return Size(self.width(), self.figure.height)
+        return self.held_size(state)
 
 
 class MaskExplainView(MaskView):
@@ -183,5 +193,4 @@ class MaskExplainView(MaskView):
         self.refresh()
 
     def frame_size(self, state: MaskState) -> Size:
-        assert self.figure is not None
-        return Size(self.width(), self.figure.height)
+        return self.held_size(state)
