@@ -64,7 +64,7 @@ async def test_mask_flag_shows_both_tables_and_the_leak(leak):
         lines = text_of(grid).splitlines()
         q1 = next(line for line in lines if "q1" in line)
         assert q1.count("!") == 2  # the leaked cell, in the user's table and beside it in the rule's
-        assert "your mask" in lines[0] and "the rule: causal" in lines[0]
+        assert "your mask (True / 1 = attend)" in lines[0] and "the rule: causal" in lines[0]
         for key in ("down", "right", "right", "right", "right"):
             await pilot.press(key)
         await pilot.pause()

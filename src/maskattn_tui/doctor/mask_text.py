@@ -27,6 +27,13 @@ class Section:
     paragraphs: tuple[Paragraph, ...]
 
 
+def user_title(tables: MaskTables, lang: str) -> str:
+    """"your mask", with how it was read ("True / 1 = blocked")."""
+    diag = tables.diagnosis
+    polarity = t(f"doctor.polarity.{diag.polarity}.{diag.representation.reading}", lang)
+    return t("doctor_tui.table.user", lang, polarity=polarity)
+
+
 def rule_title(tables: MaskTables, lang: str) -> str:
     key = "doctor_tui.table.fix" if tables.realigned else "doctor_tui.table.rule"
     return t(key, lang, rule=rule_text(tables.diagnosis, lang), past=tables.offset)

@@ -14,7 +14,7 @@ from textual.geometry import Size
 from maskattn_tui.doctor.mask_open import MaskDoc
 from maskattn_tui.doctor.mask_source import BlockSource, CellSource, Window
 from maskattn_tui.doctor.mask_tables import REASONS
-from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections
+from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections, user_title
 from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import MaskState
 from maskattn_tui.render.grid_lines import Block, TextBlock
@@ -99,7 +99,7 @@ class MaskGridView(MaskView):
         user, rule = self.sources(state)
         probe = MaskTableBlock(user, palette, lang, state.row, 1)
         cw = cell_width(user, palette, lang, (self.width() - GAP) // 2, probe.frozen)
-        titles = (palette.t("doctor_tui.table.user", lang), palette.tr(rule_title(self.doc.tables, lang)))
+        titles = (palette.tr(user_title(self.doc.tables, lang)), palette.tr(rule_title(self.doc.tables, lang)))
         left, right = (MaskTableBlock(src, palette, lang, state.row, cw, title=title, col=state.col)
                        for src, title in zip((user, rule), titles))
         return Twin(left, right, self.width())
