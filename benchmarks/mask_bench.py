@@ -23,16 +23,14 @@ import argparse
 import compileall
 import json
 import os
-import select
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import read_until_quiet, spawn  # noqa: E402  (the shared pty harness)
+from run import measure_app  # noqa: E402  (the shared pty harness)
 
 DOWN, UP = b"\x1b[B", b"\x1b[A"
 
@@ -55,25 +53,8 @@ def make_masks(folder: Path) -> dict[str, Path]:
 
 
 def measure(argv: list[str], cols: int, rows: int, quiet: float, keys: int) -> dict:
-    start = time.perf_counter()
-    pid, fd = spawn(argv, cols, rows)
-    select.select([fd], [], [], 60)  # the big mask is read before the first byte
-    _, last = read_until_quiet(fd, quiet, limit=60)
-    startup = (last or start) - start
-    times, sizes = [], []
-    for k in range(keys):
-        sent = time.perf_counter()
-        os.write(fd, DOWN if k % 2 == 0 else UP)  # every key moves, even on 5 rows
-        data, last = read_until_quiet(fd, quiet)
-        times.append((last - sent) if last else float("nan"))
-        sizes.append(len(data))
-    os.write(fd, b"q")
-    read_until_quiet(fd, quiet, limit=10)
-    _, status, usage = os.wait4(pid, 0)
-    os.close(fd)
-    return {"startup_s": startup, "key_s": statistics.median(times), "key_max_s": max(times),
-            "key_bytes": statistics.median(sizes), "maxrss_mib": usage.ru_maxrss / 1024,
-            "exit": os.waitstatus_to_exitcode(status)}
+    # down, then up, alternately: every key moves, even on 5 rows
+    return measure_app(argv, cols, rows, quiet, keys, key=lambda k: UP if k % 2 else DOWN, first_byte=60)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, case_argv in cases.items():
                 results[name].append(measure(case_argv, cols, rows, quiet, args.keys))
             print(f"run {run + 1}/{args.runs} done", file=sys.stderr)
-    fields = ("startup_s", "key_s", "key_max_s", "key_bytes", "maxrss_mib")
+    fields = ("startup_s", "key_s", "key_max_s", "step_bytes", "maxrss_mib")
     summary = {name: {f: statistics.median(r[f] for r in rs) for f in fields} for name, rs in results.items()}
     exits = sorted({r["exit"] for rs in results.values() for r in rs})
     if args.json:
@@ -111,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---:|---:|---:|")
     for name, s in summary.items():
         print(f"| {name} | {s['startup_s']:.2f} | {s['key_s'] * 1000:.1f} | {s['key_max_s'] * 1000:.1f} | "
-              f"{s['key_bytes']:,.0f} | {s['maxrss_mib']:.0f} |")
+              f"{s['step_bytes']:,.0f} | {s['maxrss_mib']:.0f} |")
     base = summary["5x5"]["key_s"]
     for name in list(summary)[1:]:
         print(f"row move, {name} / 5x5: {summary[name]['key_s'] / base:.2f}x")

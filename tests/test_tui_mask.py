@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from textual.widgets import Input
 
 from maskattn_tui.cli.commands import main
 from maskattn_tui.doctor.mask_open import open_mask
@@ -15,8 +14,8 @@ from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.help import HelpScreen
 from maskattn_tui.tui.mask_screen import MaskScreen
-from maskattn_tui.tui.scenario_dialogs import PathDialog
 from maskattn_tui.tui.screen import FigureScreen
+from test_tui_explore import open_file, recorded  # the same user steps: o, a path, Enter
 
 
 def causal(rows, keys):
@@ -30,18 +29,6 @@ def leak(tmp_path):
     path = tmp_path / "leak.npy"
     np.save(path, mask)
     return path
-
-
-def recorded(app) -> list[str]:
-    seen: list[str] = []
-    notify = app.notify
-
-    def record(message: str, **kwargs) -> None:
-        seen.append(message)
-        notify(message, **kwargs)
-
-    app.notify = record
-    return seen
 
 
 def on_screen(view) -> str:
@@ -156,15 +143,6 @@ async def test_help_lists_the_mask_keys(leak):
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MaskScreen)
-
-
-async def open_file(pilot, path: str) -> None:
-    await pilot.press("o")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, PathDialog)
-    pilot.app.screen.query_one("#path", Input).value = path
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 async def test_o_in_explore_mode_opens_a_mask_and_esc_comes_back(tmp_path):
