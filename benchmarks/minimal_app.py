@@ -8,13 +8,15 @@ what maskattn-tui does on a key press. Run: python benchmarks/minimal_app.py [--
   (a styled label and words on every line) that a step replaces, the way
   an app that redraws its whole view per step does. A step repaints the
   body (about 30 rows): a fair reference for an app whose steps change a
-  figure, bars and a caption."""
+  figure, bars and a caption.
+- --grid: a Header, a 12 x 12 grid in a Static (a glyph and a colour per
+  cell) and a Footer: issue 9's reference for the first stable paint."""
 
 import sys
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Header, Static
 
 WORDS = "mask query key value softmax causal padding position cache weight row column".split()
 
@@ -30,6 +32,18 @@ def body(k: int, rows: int = 40, width: int = 98) -> Text:
     return text
 
 
+def grid(k: int, n: int = 12) -> Text:
+    """A 12 x 12 visibility grid (--grid): a glyph and a colour per cell."""
+    text = Text()
+    for r in range(n):
+        text.append(f"q{r:<3}", style="bold")
+        for c in range(n):
+            ok = c <= r + k - 1
+            text.append(" ✓ " if ok else " F ", style="black on green" if ok else "white on red")
+        text.append("\n")
+    return text
+
+
 class MinimalApp(App[None]):
     BINDINGS = [("left", "step(-1)", "Prev"), ("right", "step(1)", "Next"), ("q", "quit", "Quit")]
     CSS = "#step.body { height: 1fr; overflow: hidden; }"  # --body only
@@ -40,10 +54,14 @@ class MinimalApp(App[None]):
         self.full_body = full_body
 
     def content(self) -> Text | str:
+        if self.full_body == "grid":
+            return grid(self.k)
         return body(self.k) if self.full_body else f"step {self.k} / 5"
 
     def compose(self) -> ComposeResult:
-        yield Static(self.content(), id="step", classes="body" if self.full_body else "")
+        if self.full_body == "grid":
+            yield Header()
+        yield Static(self.content(), id="step", classes="body" if self.full_body is True else "")
         yield Footer()
 
     def action_step(self, delta: int) -> None:
@@ -52,4 +70,4 @@ class MinimalApp(App[None]):
 
 
 if __name__ == "__main__":
-    MinimalApp(full_body="--body" in sys.argv[1:]).run()
+    MinimalApp(full_body="grid" if "--grid" in sys.argv[1:] else "--body" in sys.argv[1:]).run()

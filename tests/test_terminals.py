@@ -50,8 +50,8 @@ async def test_ascii_keeps_every_meaning():
     text, _ = await dump(make_app(step=2, lang="en", ascii=True), (100, 30))
     for word in ("allowed", "future", "PAD", "blocked"):
         assert word in text
-    assert "   q0     | +  F  F" in text  # q0: allowed, future, future
-    assert " >* q1     | +  +  F" in text  # focus and selected row marks
+    assert "   q0     | +   F   F" in text  # q0: allowed, future, future
+    assert " >* q1     | +   +   F" in text  # focus and selected row marks
     assert "3 valid positions | causal" in text  # separators stay separators
     assert "sum p*v" in text and "0.3302*10" in text  # and products stay products
     text4, _ = await dump(make_app(step=4, lang="en", ascii=True), (100, 30))

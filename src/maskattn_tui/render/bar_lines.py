@@ -12,6 +12,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 
 from maskattn_tui.lesson.stepview import StepView
+from maskattn_tui.render.bars import bar_cells
 from maskattn_tui.render.grid import fmt
 from maskattn_tui.render.grid_lines import Line, TextBlock, cell_glyph, glue, text_len, wrap_text
 from maskattn_tui.render.palette import Palette
@@ -48,19 +49,9 @@ def bar_layout(views: Sequence[StepView], lang: str, palette: Palette, width: in
 
 
 def bar_segments(p: float, width: int, palette: Palette, style_name: str = "bar") -> Line:
-    """p * width cells of bar, eighth blocks where the glyphs have them."""
-    g = palette.glyphs
-    if math.isnan(p):
-        return [Segment(g.bar_empty * width, palette.style("bar.empty"))]
-    cells = max(0.0, min(1.0, p)) * width
-    full = int(cells)
-    eighths = int(round((cells - full) * 8))
-    if eighths == 8:
-        full, eighths = full + 1, 0
-    partial = g.bar_partial[eighths - 1] if eighths and full < width else ""
-    used = full + (1 if partial else 0)
-    return [Segment(g.bar_full * full + partial, palette.style(style_name)),
-            Segment(g.bar_empty * (width - used), palette.style("bar.empty"))]
+    """p * width cells of bar (render.bars.bar_cells), dots after it."""
+    bar, rest = bar_cells(p, width, palette)
+    return [Segment(bar, palette.style(style_name)), Segment(rest, palette.style("bar.empty"))]
 
 
 def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, palette: Palette,

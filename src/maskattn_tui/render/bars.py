@@ -17,12 +17,13 @@ from maskattn_tui.lesson.stepview import StepView
 DEFAULT_BAR_WIDTH = 20
 
 
-def bar_text(p: float, width: int, palette: Palette, style_name: str = "bar") -> Text:
-    """A horizontal bar of p * width cells, with eighth-block precision where
-    the glyph set has it; the rest of the width is filled with dots."""
+def bar_cells(p: float, width: int, palette: Palette) -> tuple[str, str]:
+    """A bar of p * width cells, with eighth-block precision where the glyph
+    set has it: (the bar, the dots that fill the rest of the width). NaN:
+    no bar, all dots. Shared by `print`'s bars and the TUI's line-drawn ones."""
     g = palette.glyphs
     if math.isnan(p):
-        return Text(g.bar_empty * width, style=palette.style("bar.empty"))
+        return "", g.bar_empty * width
     cells = max(0.0, min(1.0, p)) * width
     full = int(cells)
     eighths = int(round((cells - full) * 8))
@@ -30,8 +31,14 @@ def bar_text(p: float, width: int, palette: Palette, style_name: str = "bar") ->
         full, eighths = full + 1, 0
     partial = g.bar_partial[eighths - 1] if eighths and full < width else ""
     used = full + (1 if partial else 0)
-    text = Text(g.bar_full * full + partial, style=palette.style(style_name))
-    text.append(g.bar_empty * (width - used), style=palette.style("bar.empty"))
+    return g.bar_full * full + partial, g.bar_empty * (width - used)
+
+
+def bar_text(p: float, width: int, palette: Palette, style_name: str = "bar") -> Text:
+    """A horizontal bar of p * width cells; the rest of the width is dots."""
+    bar, rest = bar_cells(p, width, palette)
+    text = Text(bar, style=palette.style(style_name))
+    text.append(rest, style=palette.style("bar.empty"))
     return text
 
 

@@ -15,7 +15,7 @@ from maskattn_tui.lesson.stepview import StepView
 from maskattn_tui.render.grid import fmt
 from maskattn_tui.render.grid_lines import (
     DIFF_MARK, FULL_CELL_MIN, SELECT_MARK, Block, Column, Line, SideBySide, TableBlock, TextBlock,
-    cell_glyph, flow, glue, wrap_text,
+    cell_glyph, flow, glue, table_scan, wrap_text,
 )
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.table_source import StepTableSource, TableSource
@@ -118,8 +118,10 @@ def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Blo
     qstyle = p.style("focus") + (p.style("selected") if selected else p.style("focus"))
     glyph_cells = []
     for c in cells:
-        g = cell_glyph(p, c.value, cw - 1)
-        glyph_cells.append(Segment(" " * (cw - 1 - cell_len(g)) + g + " ", p.style(c.value)))
+        # A swatch " g" ending under the numbers' last digits, the gap before it plain.
+        g = cell_glyph(p, c.value, cw - 2)
+        swatch = f" {g}"
+        glyph_cells += [Segment(" " * (cw - cell_len(swatch))), Segment(swatch, p.style(c.value))]
     lines.append(label(qlabel, qstyle) + glyph_cells)
     for i, (name, values) in enumerate(zip(labels[1:], rows_num)):
         style = p.style("number") if i in strong else None
@@ -132,13 +134,29 @@ def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Blo
     return block
 
 
+#: Table sources per view, kept while the view lives: a source scans its
+#: table once (render.grid_lines.table_scan), not at every row move.
+_SOURCES: dict[int, tuple[StepView, StepTableSource]] = {}
+
+
+def source_of(view: StepView) -> StepTableSource:
+    """The view's own table as a source (step 5's row-number table, tiny
+    and worded per language, is made as it is drawn)."""
+    held = _SOURCES.get(id(view))
+    if held is None or held[0] is not view:
+        if len(_SOURCES) > 64:
+            _SOURCES.clear()
+        held = _SOURCES[id(view)] = (view, StepTableSource(view))
+    return held[1]
+
+
 def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool) -> Block:
     if view.offset_bug is None:
-        return TableBlock(StepTableSource(view), palette, lang, row, cw)
+        return TableBlock(source_of(view), palette, lang, row, cw)
     bug = view.offset_bug
     labels = tuple(palette.t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
                    for i in range(len(bug.table.query_positions)))
-    right = TableBlock(StepTableSource(view), palette, lang, row, cw,
+    right = TableBlock(source_of(view), palette, lang, row, cw,
                        title=palette.t("render.correct_table", lang), wrap_title=side)
     wrong = TableBlock(StepTableSource(view, bug.table, bug.differs, labels), palette, lang, row, cw,
                        title=palette.t("render.wrong_table", lang), wrap_title=side)
@@ -146,7 +164,7 @@ def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side
 
 
 def _sources(view: StepView) -> list[TableSource]:
-    out: list[TableSource] = [StepTableSource(view)]
+    out: list[TableSource] = [source_of(view)]
     if view.offset_bug is not None:
         out.append(StepTableSource(view, view.offset_bug.table, view.offset_bug.differs))
     return out
@@ -188,8 +206,7 @@ def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width:
         for c in row:
             if c.value not in reasons:
                 reasons.append(c.value)
-    src = StepTableSource(view)
-    pad_rows = any(src.row_is_pad(r) for r in range(src.rows))
+    pad_rows = table_scan(source_of(view))["row_pad"]
     # The legend and inputs wrap to the tables' width (but not narrower
     # than LEGEND_MIN), so a small table leaves the room to the weights.
     room = min(width, max(tables.width, LEGEND_MIN))

@@ -50,6 +50,18 @@ def cell_glyph(palette: Palette, reason: str, width: int) -> str:
     return COMPACT_GLYPH.get(reason, glyph[:1])
 
 
+def merged(segments) -> Line:
+    """Neighbouring segments of one style as one (a row of a long table is
+    mostly runs of one reason: fewer segments to crop and paint)."""
+    out: Line = []
+    for seg in segments:
+        if out and out[-1].style == seg.style:
+            out[-1] = Segment(out[-1].text + seg.text, seg.style)
+        else:
+            out.append(seg)
+    return out
+
+
 def pad_to(line: Line, width: int) -> Line:
     return Segment.adjust_line_length(line, width)
 
@@ -110,6 +122,27 @@ class TextBlock(Block):
         return self.lines[y]
 
 
+def table_scan(source: TableSource) -> dict:
+    """What a table block needs of the whole table (runs of column groups,
+    whether any query is at a PAD position): scanned once per source and
+    kept on it, so a row move never walks the table again."""
+    scan = getattr(source, "_grid_scan", None)
+    if scan is None:
+        runs: list[tuple[int, int, str]] = []
+        if source.cols and source.col_group(0) is not None:
+            start, group = 0, source.col_group(0)
+            for c in range(1, source.cols):
+                g = source.col_group(c)
+                if g != group:
+                    runs.append((start, c, group))
+                    start, group = c, g
+            runs.append((start, source.cols, group))
+        scan = {"groups": [(a, b, g) for a, b, g in runs if g],
+                "row_pad": any(source.row_is_pad(r) for r in range(source.rows))}
+        source._grid_scan = scan  # type: ignore[attr-defined]
+    return scan
+
+
 class TableBlock(Block):
     """A visibility table: header lines, then one line per query row."""
 
@@ -117,16 +150,18 @@ class TableBlock(Block):
                  cell_width: int, title: str | None = None, wrap_title: bool = False) -> None:
         self.source, self.palette, self.lang, self.row = source, palette, lang, row
         self.cw = cell_width
+        self._cells: dict[tuple, Segment] = {}
         ascii_ = palette.ascii
         self.select = SELECT_MARK["ascii" if ascii_ else "unicode"]
         self.sep = "|" if ascii_ else "│"
         self.pad_word = palette.t("render.pad_query", lang)
-        self.any_row_pad = any(source.row_is_pad(r) for r in range(min(source.rows, 4096)))
+        scan = table_scan(source)
+        self.any_row_pad = scan["row_pad"]
         self.axis = palette.t("render.queries_axis", lang)
         label = 3 + source.max_row_label() + (1 + cell_len(self.pad_word) if self.any_row_pad else 0)
         self.label_w = max(label, cell_len(self.axis)) + 1
         self.frozen = self.label_w + 1
-        self.groups = self._groups()
+        self.groups = scan["groups"]
         cells_w = self.frozen + source.cols * self.cw
         #: The title's lines: one, or wrapped to the table's width (side by side).
         self.titles = ([] if not title else [[Segment(title, palette.style("title"))]] if not wrap_title
@@ -144,21 +179,6 @@ class TableBlock(Block):
         """The cell width that shows whole labels and tags."""
         tags = [cell_len(palette.t(k, lang)) for k in ("render.cached", "render.new")] if source.col_group(0) else []
         return max(FULL_CELL_MIN, source.max_col_label() + 1, *(t + 1 for t in tags))
-
-    def _groups(self) -> list[tuple[int, int, str]]:
-        """Runs of columns with the same group ("cached" / "new"): (start, end, meaning)."""
-        src = self.source
-        if not src.cols or src.col_group(0) is None:
-            return []
-        runs: list[tuple[int, int, str]] = []
-        start, group = 0, src.col_group(0)
-        for c in range(1, src.cols):
-            g = src.col_group(c)
-            if g != group:
-                runs.append((start, c, group))
-                start, group = c, g
-        runs.append((start, src.cols, group))
-        return [(a, b, g) for a, b, g in runs if g]
 
     # -- the parts of a line ---------------------------------------------------
     def _label(self, text: str, style: Style | None = None) -> Line:
@@ -179,24 +199,33 @@ class TableBlock(Block):
         out.append(Segment(self.sep, p.style("dim")))
         return out
 
-    def _cell(self, r: int, c: int) -> Segment:
-        src, p, cw = self.source, self.palette, self.cw
-        reason = src.cell(r, c)
-        mark = DIFF_MARK if src.differs(r, c) else ""
+    def _cell(self, r: int, c: int) -> list[Segment]:
+        src = self.source
+        key = (src.cell(r, c), src.differs(r, c), r == self.row)
+        cell = self._cells.get(key)
+        if cell is None:
+            cell = self._cells[key] = self._draw_cell(*key)
+        return cell
+
+    def _draw_cell(self, reason: str, differs: bool, selected: bool) -> list[Segment]:
+        """One cell's text and style (kept per kind: a row of a long table
+        draws a handful of kinds, not a cell at a time)."""
+        p, cw = self.palette, self.cw
+        mark = DIFF_MARK if differs else ""
         style = p.style(reason)
         if mark and p.color:
             style = style + p.style("diff")
-        if r == self.row:
+        if selected:
             style = style + Style(underline=True)
         if cw == 1:
-            return Segment(mark or cell_glyph(p, reason, 1), style)
+            return [Segment(mark or cell_glyph(p, reason, 1), style)]
         if cw < FULL_CELL_MIN:
             glyph = cell_glyph(p, reason, cw - len(mark))
-            return Segment(set_cell_size(glyph + mark, cw), style)
-        text = glyph_text = cell_glyph(p, reason, cw - 1 - len(mark)) + mark
-        pad = cw - 1 - cell_len(glyph_text)
-        text = " " * (pad - pad // 2) + glyph_text + " " * (pad // 2)
-        return Segment(text, style)
+            return [Segment(set_cell_size(glyph + mark, cw), style)]
+        glyph_text = cell_glyph(p, reason, cw - 2 - len(mark)) + mark
+        # A swatch of cw - 1 cells, its glyph under the key's label (" k3"),
+        # and a plain gap: neighbours stay apart.
+        return [Segment(set_cell_size(" " + glyph_text, cw - 1), style), Segment(" ")]
 
     def _header_cols(self, kind: str, c0: int, c1: int) -> Line:
         src, p, cw = self.source, self.palette, self.cw
@@ -218,16 +247,17 @@ class TableBlock(Block):
                 out.append(Segment(set_cell_size(" " + word if cw > 2 else word, cw) if src.col_is_pad(c) else " " * cw,
                                    p.style("dim")))
             return out
-        # groups: the tag word at the start of its run of columns
+        # groups: the tag word at the first column of its run in view (so it
+        # stays in view when the grid scrolls sideways), whole or by its
+        # first letter where the run is narrower than the word
         for a, b, g in self.groups:
             lo, hi = max(a, c0), min(b, c1)
             if lo >= hi:
                 continue
-            word = " " + p.t("render.cached" if g == "cached" else "render.new", self.lang)
-            run = [Segment(set_cell_size(word, min(cell_len(word), (b - a) * cw)))]
-            run = pad_to(run, (b - a) * cw)
-            part = list(Segment.divide(run, [(lo - a) * cw, (hi - a) * cw]))[1]
-            out.extend(Segment(s.text, p.style(g)) for s in part)
+            tag = p.t("render.cached" if g == "cached" else "render.new", self.lang)
+            room = (hi - lo) * cw
+            word = " " + tag if cell_len(tag) < room else tag if cell_len(tag) <= room else tag[:1]
+            out.append(Segment(set_cell_size(word, room), p.style(g)))
         return out
 
     def _line(self, y: int, c0: int, c1: int) -> Line:
@@ -239,7 +269,7 @@ class TableBlock(Block):
             label = self._label(self.axis if y == 0 else "", self.palette.style("header"))
             return label + self._header_cols(kinds[y], c0, c1)
         r = y - len(kinds)
-        return self._row_label(r) + [self._cell(r, c) for c in range(c0, c1)]
+        return self._row_label(r) + merged(seg for c in range(c0, c1) for seg in self._cell(r, c))
 
     def full(self, y: int) -> Line:
         return self._line(y, 0, self.source.cols)

@@ -61,12 +61,10 @@ class StepTableSource:
         self.rows = len(self.table.query_positions)
         self.cols = len(self.table.key_positions)
         self._focus = frozenset(view.spec.focus_rows)
-        past = view.spec.past
-        keys = set(self.table.key_positions)
         # A query whose own position is one of the PAD keys' (explore mode).
         pad_positions = {p for p, is_pad in zip(self.table.key_positions, self.table.key_is_pad) if is_pad}
-        self._row_pad = tuple(q in pad_positions and q in keys for q in self.table.query_positions)
-        self._past = past
+        self._row_pad = tuple(q in pad_positions for q in self.table.query_positions)
+        self._past = view.spec.past
 
     def cell(self, row: int, col: int) -> str:
         return self.table.cells[row][col].value

@@ -29,7 +29,7 @@ from maskattn_tui.lesson.stepview import StepView, build_view
 from maskattn_tui.model.app_model import AppModel, new_model
 from maskattn_tui.model.commands import BY_ID, action_available
 from maskattn_tui.model.step_machine import PlayerState, new_player
-from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs
+from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
 from maskattn_tui.tui import layout as sizes
 from maskattn_tui.tui.actions import ExploreActions, PlayerActions
 from maskattn_tui.tui.layout import MIN_HEIGHT, MIN_WIDTH  # noqa: F401  (export reads them here)
@@ -81,6 +81,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self.quitting = False
         #: What the layout was computed for (tui.layout), and the result.
         self._layout_key: object = None
+        self._plan: sizes.Layout | None = None
         #: Set once the first screen is drawn (tests and benchmarks wait on it).
         self.ready = False
         self.scenario_path = "maskattn-scenario.toml"
@@ -118,20 +119,28 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 
     def compose(self) -> ComposeResult:
         glyphs, bound = self.glyphs, {"model": MaskattnApp.model}
+        parts = {
+            "condition": ConditionLine(glyphs, id="condition").data_bind(**bound),
+            "figure": Container(id="figure"),
+            "grid": GridView(glyphs, id="grid").data_bind(**bound),
+            "bars": BarsView(glyphs, id="bars").data_bind(**bound),
+            "explain": ExplainView(self.figure, glyphs, id="explain").data_bind(**bound),
+        }
         yield PlayerBar(self.figure.title, glyphs, id="player").data_bind(**bound)
-        yield ConditionLine(glyphs, id="condition").data_bind(**bound)
+        yield parts["condition"]
         with Container(id="body"):
             if self.model.exploring:
                 yield self._explore_panel()
-            with Container(id="figure"):
-                yield GridView(glyphs, id="grid").data_bind(**bound)
-                yield BarsView(glyphs, id="bars").data_bind(**bound)
+            with parts["figure"]:
+                yield parts["grid"]
+                yield parts["bars"]
             with Container(id="side"):
                 yield Pane(LabView(glyphs, id="lab").data_bind(**bound), title_key="tui.x.panel.lab",
                            glyphs=glyphs, id="lab-pane")
-                yield ExplainView(self.figure, glyphs, id="explain").data_bind(**bound)
+                yield parts["explain"]
         yield TooSmall(MIN_WIDTH, MIN_HEIGHT, id="too-small")
         yield KeyBar(glyphs, id="keys").data_bind(**bound)
+        self._relayout(parts)  # the sizes before the first layout
 
     def on_mount(self) -> None:
         self.main_screen.set_class(self.glyphs is ASCII, "-ascii")
@@ -158,38 +167,56 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self._relayout()
         self._titles()
 
-    def _relayout(self) -> None:
+    def _relayout(self, parts: dict | None = None) -> None:
         """The panes' sizes for the whole walkthrough (tui.layout): redone
-        when the screen, language, cells, zoom or configuration change."""
+        when the screen, language, cells, zoom or configuration change.
+        `parts`: the widgets by id, when called from compose (so the first
+        layout already has the sizes: no second pass, no second paint)."""
         model = self.model
         width, height = self.size
         key = (width, height, id(model.views), model.lang, model.cells, model.zoomed, model.mode, model.side_pane)
         if key == self._layout_key or width <= 0:
             return
         self._layout_key = key
-        grid = self.query_one("#grid", GridView)
-        tr = grid.palette().tr
-        cond = condition_lines(model, max(1, width - 2), tr)
+        part = parts.__getitem__ if parts is not None else (lambda name: self.query_one(f"#{name}"))
+        grid = part("grid")
+        cond = condition_lines(model, max(1, width - 2), Palette(glyphs=self.glyphs).tr)
         plan = sizes.figure_layout(width, height, cond, model.zoomed, model.exploring,
                                    lambda room: grid.frame_of(model, room))
+        self._plan = plan
         grid.room, grid.frame = plan.room, grid.frame_of(model, plan.room)
-        set_size(self.query_one("#condition"), height=cond)
-        set_size(self.query_one("#figure"), height=None if plan.wide or model.zoomed else plan.grid_height)
+        set_size(part("condition"), height=cond)
+        set_size(part("figure"), height=None if plan.wide or model.zoomed else plan.grid_height)
         set_size(grid, width=None if model.zoomed else plan.grid_width,
                  height=plan.grid_height if plan.wide and not model.zoomed else None)
         grid.update_figure(None)
+        # The other panes' widths by the same arithmetic, so that their first
+        # paint is their figure (a pane then drawn again only if it differs).
+        column = plan.body_width - plan.grid_width
+        bars, explain = part("bars"), part("explain")
+        bars.planned = (plan.grid_width if plan.wide else column) - sizes.PANE_CELLS
+        explain.planned = (column if plan.wide else plan.body_width) - sizes.PANE_CELLS
+        bars.update_figure(None)
+        explain.update_figure(None)
 
     def _titles(self) -> None:
-        """The panes' titles, cut at a word (a title set again repaints its pane: only on a change)."""
-        model = self.model
+        """The panes' titles, cut at a word for the widths the layout gives
+        them (known before the first paint; a title set again repaints its
+        pane, so only on a change)."""
+        model, plan = self.model, self._plan
+        if plan is None:
+            return
         grid = self.query_one("#grid", GridView)
         key = "tui.panel.grid_zoomed" if model.zoomed else "tui.panel.grid"
         extra = t("tui.panel.grid_compact", model.lang) if grid.compact else ""
-        width = grid.outer_size.width or grid.styles.width.value if grid.styles.width else 40
-        titles = {grid: pane_title(t(key, model.lang), extra, int(width or 40), self.glyphs)}
-        for pane, name in ((self.query_one("#bars"), "tui.panel.bars"), (self.query_one("#explain"), "tui.panel.explain")):
-            titles[pane] = pane_title(t(name, model.lang), "", pane.outer_size.width or 20, self.glyphs)
-        for pane, title in titles.items():
+        side = plan.body_width - plan.grid_width
+        widths = {"#grid": plan.body_width if model.zoomed else plan.grid_width,
+                  "#bars": plan.grid_width if plan.wide else side,
+                  "#explain": side if plan.wide else plan.body_width}
+        names = {"#grid": (key, extra), "#bars": ("tui.panel.bars", ""), "#explain": ("tui.panel.explain", "")}
+        for selector, (name, more) in names.items():
+            pane = self.query_one(selector)
+            title = pane_title(t(name, model.lang), more, widths[selector], self.glyphs)
             if pane.border_title is None or str(pane.border_title) != title:
                 pane.border_title = title
 
@@ -207,7 +234,14 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self._titles()
         panel = self._panel()
         if panel is not None:
-            panel.state, panel.session, panel.problem = new.player, new.session, new.problem
+            # The panel shows the session, the refusal and labels in the
+            # language: a row move or a tick of the player is nothing to it
+            # (each sync rewrites its 40 controls).
+            if old.lang != new.lang or old.session != new.session:
+                panel.state = new.player
+            panel.session = new.session
+            if old.problem is not new.problem:
+                panel.problem = new.problem
 
     def _show_mode(self) -> None:
         # The panel is 43 of the app's 60 widgets: built on the first `e`.

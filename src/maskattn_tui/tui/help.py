@@ -14,6 +14,7 @@ from textual.widgets import Static
 from maskattn_tui.i18n import t
 from maskattn_tui.model.commands import COMMANDS
 from maskattn_tui.render.palette import ASCII, UNICODE, Palette
+from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 
 
@@ -84,14 +85,15 @@ class HelpScreen(ModalScreen[None]):
         with HelpScroll() as scroll:
             scroll.border_title = t("tui.help.title", lang)
             scroll.border_subtitle = tr(t("tui.help.close", lang))
-            yield Static(Text(tr(t("tui.help.intro", lang))))
-            yield Static(Text(tr(t("tui.help.scrolling", lang))))
+            yield Static(Paragraph(Text(tr(t("tui.help.intro", lang)))))
+            yield Static(Paragraph(Text(tr(t("tui.help.scrolling", lang)))))
             yield Static("")
             yield Static(keys_table(lang, self.palette_key, self.ascii), id="keys-table")
             yield Static("")
-            yield Static(Text(tr(t("tui.help.machine", lang))))
+            yield Static(Paragraph(Text(tr(t("tui.help.machine", lang)))))
             yield Static("")
-            yield Static(Text(tr(t("tui.x.help.explore", lang))))
+            # Paragraph: Chinese breaks between characters, not only at spaces.
+            yield Static(Paragraph(Text(tr(t("tui.x.help.explore", lang)))))
 
     def action_close(self) -> None:
         self.dismiss(None)

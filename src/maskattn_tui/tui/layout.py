@@ -19,6 +19,8 @@ CONTROLS_WIDTH = 26
 EXPLAIN_MIN = 5
 #: Lines the weights keep under the grid at least, in the wide layout.
 BARS_MIN = 10
+#: Columns the weights keep beside the grid at least (key, glyph, a short bar, p).
+BARS_MIN_WIDTH = 24
 #: A pane's chrome: its title border (1 line); padding and the vertical
 #: scrollbar's column (3 cells).
 PANE_LINES, PANE_CELLS = 1, 3
@@ -51,7 +53,8 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
         column = int(body_w * WIDE_SHARE)
         room = Room(column - PANE_CELLS, body_h - PANE_LINES - BARS_MIN)
     else:
-        room = Room(int(body_w * GRID_SHARE) - PANE_CELLS, body_h - PANE_LINES - EXPLAIN_MIN)
+        share = min(int(body_w * GRID_SHARE), body_w - BARS_MIN_WIDTH)  # the weights keep their numbers
+        room = Room(share - PANE_CELLS, body_h - PANE_LINES - EXPLAIN_MIN)
     room = Room(max(8, room.width), max(3, room.height))
     fw, fh = frame(room)
     scrollbar = 1 if fw > room.width else 0  # the horizontal scrollbar's line

@@ -14,9 +14,6 @@ from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
 class BarsView(LinesView):
     DEFAULT_CSS = "BarsView {" + FIGURE_CSS + "}"
 
-    def content_width(self) -> int:
-        return max(8, self.scrollable_content_region.width)
-
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).
         return (id(model.views), model.player.step, model.player.row, model.lang, self.content_width())

@@ -129,17 +129,27 @@ class LinesView(ScrollView, can_focus=False):
         self.update_figure(old)
 
     def on_resize(self) -> None:
-        self._figure_key = None
-        self.update_figure(None)
+        self.update_figure(None)  # a new width is a new key: drawn again only then
+
+    def content_width(self) -> int:
+        """The width the lines are drawn at: the content region's, or before
+        the first layout the one the app's arithmetic planned (`planned`),
+        so the first paint already shows the figure."""
+        width = self.scrollable_content_region.width if self.size.width else 0
+        return max(8, width or self.planned or 8)
+
+    #: The content width tui.layout planned for this pane (None: unknown).
+    planned: int | None = None
 
     def update_figure(self, old: AppModel | None) -> None:
         model = self.model
-        if model is None or not self.is_mounted or self.size.width <= 0:
+        if model is None or not self.is_mounted:
             return
         key = self.figure_key(model)
-        if key == self._figure_key and old is not None and self.figure is not None:
-            self.figure = self.build(model)
-            self.row_moved(old, model)
+        if key == self._figure_key and self.figure is not None:
+            if old is not None and old.player.row != model.player.row:
+                self.figure = self.build(model)
+                self.row_moved(old, model)
             return
         self._figure_key = key
         self.figure = self.build(model)

@@ -13,7 +13,7 @@ from maskattn_tui.render.grid_lines import glue
 from maskattn_tui.render.wrap import break_offsets
 from maskattn_tui.tui.widgets.base import ModelView
 
-#: The most lines the condition takes (a longer one scrolls... is cut).
+#: The most lines the condition takes (a longer one is cut).
 MAX_LINES = 3
 
 

@@ -6,7 +6,6 @@ change (the app scrolls it home)."""
 
 from __future__ import annotations
 
-from rich.segment import Segment
 from textual.geometry import Size
 
 from maskattn_tui.lesson.f12 import Figure
@@ -39,16 +38,13 @@ class ExplainView(LinesView):
         super().__init__(*args, **kwargs)
         self.lesson = figure
 
-    def width(self) -> int:
-        return max(8, self.scrollable_content_region.width)
-
     def figure_key(self, model: AppModel) -> object:
         # Any change of step, row, language or configuration: a new key, so
         # the pane returns to the caption.
-        return (id(model.views), model.player.step, model.player.row, model.lang, self.width())
+        return (id(model.views), model.player.step, model.player.row, model.lang, self.content_width())
 
     def build(self, model: AppModel) -> Block:
-        palette, width = self.palette(), self.width()
+        palette, width = self.palette(), self.content_width()
         cache = self.__dict__.setdefault("_sections", {})
         key = (model.lang, width, id(palette))
         if key not in cache:
@@ -70,8 +66,5 @@ class ExplainView(LinesView):
 
     def frame_size(self, model: AppModel) -> Size:
         assert self.figure is not None
-        return Size(self.width(), self.figure.height)
+        return Size(self.content_width(), self.figure.height)
 
-
-def blank_line() -> Line:
-    return [Segment("")]

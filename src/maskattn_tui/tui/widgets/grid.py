@@ -12,6 +12,7 @@ from textual.message import Message
 
 from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.figure_lines import Room, build_figure, frame_size
+from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.grid_lines import FULL_CELL_MIN, Block, Column, SideBySide, TableBlock, TextBlock
 from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
 
@@ -50,8 +51,9 @@ class GridView(LinesView):
         self.frame = (0, 0)
 
     def frame_of(self, model: AppModel, room: Room) -> tuple[int, int]:
-        """The largest figure of the walkthrough in `room` (arithmetic)."""
-        return frame_size(model.views, model.lang, self.palette(), room, model.cells)
+        """The largest figure of the walkthrough in `room` (arithmetic; sizes
+        do not depend on colours, so a plain palette: usable before mounting)."""
+        return frame_size(model.views, model.lang, Palette(glyphs=self.glyphs), room, model.cells)
 
     def figure_key(self, model: AppModel) -> object:
         return (id(model.views), model.player.step, model.lang, model.cells, self.room, self.frame)

@@ -49,9 +49,6 @@ class KeyBar(ModelView):
         return [(e, entry_keys(e, ascii_), self.tr(t(e.short, model.lang)))
                 for e in (*footer_entries(model.mode), palette)]
 
-    def on_resize(self) -> None:
-        self.refresh()
-
     def render(self) -> RenderableType:
         model = self.model
         if model is None:

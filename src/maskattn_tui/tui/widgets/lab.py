@@ -19,7 +19,7 @@ from maskattn_tui.tui.widgets.base import FIGURE_CSS, MEANINGS, ModelView, compo
 
 class LabView(ModelView):
     COMPONENT_CLASSES = {component_class(m) for m in MEANINGS}
-    DEFAULT_CSS = "LabView { height: auto; width: auto; min-width: 100%;" + FIGURE_CSS + "}"
+    DEFAULT_CSS = "LabView { height: auto; width: auto;" + FIGURE_CSS + "}"
     model: reactive[AppModel | None] = reactive(None, repaint=False, layout=False)
 
     def shown(self, model: AppModel) -> object:
@@ -29,6 +29,15 @@ class LabView(ModelView):
     def watch_model(self, old: AppModel | None, new: AppModel | None) -> None:
         if new is not None and (old is None or self.shown(old) != self.shown(new)):
             self.refresh(layout=True)
+
+    def get_content_width(self, container, viewport) -> int:
+        """As wide as its tables want (the pane scrolls sideways), never
+        squeezed to the pane: Rich would cut the outputs' table."""
+        from rich.measure import Measurement
+
+        console = self.app.console
+        natural = Measurement.get(console, console.options.update_width(1000), self.render()).maximum
+        return max(container.width, min(natural, 1000))
 
     def render(self) -> RenderableType:
         model = self.model

@@ -1,0 +1,64 @@
+"""SIGTERM, SIGHUP and SIGQUIT end the app with the terminal restored, as q
+and SIGINT do: the app runs in a real pseudo-terminal, gets the signal,
+and must have written the restore sequences (alternate screen left, cursor
+shown, mouse reporting off) and put the tty back in canonical mode."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import termios
+import time
+
+import pytest
+
+pty = pytest.importorskip("pty")
+
+LEAVE_ALT_SCREEN = b"\x1b[?1049l"
+SHOW_CURSOR = b"\x1b[?25h"
+MOUSE_OFF = b"\x1b[?1000l"
+
+
+def read_until_quiet(fd: int, quiet: float = 0.5, limit: float = 20.0) -> bytes:
+    chunks, start = [], time.monotonic()
+    while time.monotonic() - start < limit:
+        ready, _, _ = select.select([fd], [], [], quiet)
+        if not ready:
+            break
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the child has closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT], ids=lambda s: s.name)
+def test_a_signal_restores_the_terminal(sig):
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the app, in the pty
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL")}
+        env.update(TERM="xterm-256color", LANG="C.UTF-8", COLUMNS="80", LINES="24")
+        os.execvpe(sys.executable, [sys.executable, "-m", "maskattn_tui", "--lang", "en"], env)
+    try:
+        started = read_until_quiet(fd, quiet=1.0)
+        assert b"\x1b[?1049h" in started  # the app is up, in the alternate screen
+        assert not termios.tcgetattr(fd)[3] & termios.ICANON  # and the tty is raw
+        os.kill(pid, sig)
+        ending = read_until_quiet(fd, quiet=1.0)
+        _, status = os.waitpid(pid, 0)
+        assert LEAVE_ALT_SCREEN in ending and SHOW_CURSOR in ending and MOUSE_OFF in ending
+        assert os.waitstatus_to_exitcode(status) == 128 + sig
+        attrs = termios.tcgetattr(fd)
+        assert attrs[3] & termios.ICANON and attrs[3] & termios.ECHO  # cooked again
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
