@@ -32,14 +32,16 @@ class MaskTableBlock(TableBlock):
         super().__init__(*args, **kwargs)
         self.col = col
 
-    def _line(self, y: int, c0: int, c1: int) -> Line:
-        line = super()._line(y, c0, c1)
-        r = y - self.header
-        if r == self.row and c0 <= self.col < c1:
-            at = len(line) - (c1 - c0) + (self.col - c0)  # the row label's segments come first
-            seg = line[at]
-            line[at] = Segment(seg.text, (seg.style or Style()) + Style(reverse=True, bold=True))
-        return line
+    def _cell(self, r: int, c: int) -> list[Segment]:
+        if r != self.row or c != self.col:
+            return super()._cell(r, c)
+        src = self.source
+        swatch, *rest = self._draw_cell(src.cell(r, c), src.differs(r, c), True)
+        return [Segment(swatch.text, (swatch.style or Style()) + SELECTED), *rest]
+
+
+#: The selected cell: reversed (its glyph and "!" stay; the explanation says which it is).
+SELECTED = Style(reverse=True, bold=True)
 
 
 def cell_width(source, palette: Palette, lang: str, room: int, frozen: int) -> int:
