@@ -99,7 +99,8 @@ class MaskScreen(Screen):
             return
         grid_h = self._grid_room()
         tables = self.doc.tables
-        frozen = TableBlock(CellSource(tables, "user"), Palette(glyphs=self.glyphs), self.state.lang, 0, 1).frozen
+        probe = self.__dict__.setdefault("_probe", CellSource(tables, "user"))  # its scan is kept on it
+        frozen = TableBlock(probe, Palette(glyphs=self.glyphs), self.state.lang, 0, 1).frozen
         half = (width - 3 - GAP) // 2  # the pane's padding and scrollbar
         self.state = self.state.with_fit(grid_h - GRID_CHROME, (half - frozen) // COMPACT)
 
