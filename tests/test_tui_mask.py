@@ -207,3 +207,27 @@ def test_cli_bad_mask_is_one_line_exit_2(tmp_path, capsys):
 def test_cli_block_size_must_be_offered(tmp_path, capsys):
     assert main(["--mask", "x.npy", "--block", "100"]) == 2
     assert "1, 8, 16" in capsys.readouterr().err
+
+
+async def test_given_scores_drive_the_bars(tmp_path):
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    scores = np.log(np.array([[1.0, 1, 1], [1, 3, 1], [2, 1, 1]]))  # q2: weights 2/4, 1/4, 1/4
+    np.save(tmp_path / "m.npy", mask)
+    np.save(tmp_path / "s.npy", scores)
+    app = make_app(mask=open_mask(str(tmp_path / "m.npy"), scores=str(tmp_path / "s.npy")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "down")
+        await pilot.pause()
+        bars = text_of(app.screen.query_one("#mask-bars"))
+        assert "softmax over 3 of 3 keys (your scores)" in " ".join(bars.split())
+        assert [line.split()[-1] for line in bars.splitlines() if line.startswith("k")] == \
+            ["0.5000", "0.2500", "0.2500"]
+
+
+def test_cli_scores_of_another_shape_are_one_line(tmp_path, capsys):
+    np.save(tmp_path / "m.npy", np.tril(np.ones((3, 3), dtype=bool)))
+    np.save(tmp_path / "s.npy", np.zeros((2, 3)))
+    assert main(["--mask", str(tmp_path / "m.npy"), "--scores", str(tmp_path / "s.npy")]) == 2
+    err = capsys.readouterr().err
+    assert "s.npy" in err and "2x3" in err and "3x3" in err and err.count("\n") == 1
