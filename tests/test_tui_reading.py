@@ -251,3 +251,31 @@ async def test_the_dwell_at_its_limit_says_why(dwell, key, limit):
         await settle(pilot)
         assert app.state.dwell == dwell
         assert said == [t(f"tui.notice.dwell_{limit}", "en", seconds=f"{dwell:g}")]
+
+
+async def test_a_32_plus_32_row_fits_at_160_columns_in_compact_cells_and_c_switches():
+    app = make_app(explore=ExploreConfig(past=32, new=32))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        grid = app.query_one("#grid")
+        assert grid.compact
+        row = grid.render_line(grid.fixed_lines).text  # q32, on screen
+        cells = row.split("│", 1)[1].strip()
+        assert len(cells) == 64 and set(cells) == {"✓", "F"}  # every key, a glyph each
+        assert grid.max_scroll_x == 0
+        await pilot.press("c")
+        await settle(pilot)
+        assert not grid.compact and grid.max_scroll_x > 0  # full cells: the row scrolls sideways
+        await pilot.press("c")
+        await settle(pilot)
+        assert grid.compact
+
+
+def test_the_figure_alone_imports_no_explore_code():
+    import subprocess
+    import sys
+
+    code = ("import sys, maskattn_tui.tui.app;"
+            "print(sorted(m for m in sys.modules if m.startswith('maskattn_tui.explore')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

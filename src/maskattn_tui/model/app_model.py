@@ -36,7 +36,9 @@ def explored_views(config: ExploreConfig) -> tuple[StepView, ...]:
 @dataclass(frozen=True)
 class AppModel:
     player: PlayerState
-    session: ExploreSession
+    #: None until explore mode is first asked for: the figure alone never
+    #: imports the explore package (its start is a few ms shorter).
+    session: ExploreSession | None
     #: The five steps (or one given step): what figure mode shows.
     lesson: tuple[StepView, ...] = field(repr=False)
     #: The figure's player while exploring (restored when leaving).
@@ -49,15 +51,15 @@ class AppModel:
     # -- derived ------------------------------------------------------------
     @property
     def exploring(self) -> bool:
-        return self.session.active
+        return self.session is not None and self.session.active
 
     @property
     def mode(self) -> str:
-        return "explore" if self.session.active else "figure"
+        return "explore" if self.exploring else "figure"
 
     @property
     def views(self) -> tuple[StepView, ...]:
-        return explored_views(self.session.config) if self.session.active else self.lesson
+        return explored_views(self.session.config) if self.exploring else self.lesson  # type: ignore[union-attr]
 
     @property
     def view(self) -> StepView:
@@ -71,7 +73,7 @@ class AppModel:
     def side_pane(self) -> str:
         """"lab" (experiments, API lens) or "explain"."""
         s = self.session
-        return "lab" if s.active and (s.experiments or s.lens) else "explain"
+        return "lab" if s is not None and s.active and (s.experiments or s.lens) else "explain"
 
     @property
     def dwell_at_limit(self) -> str | None:
@@ -99,11 +101,12 @@ class AppModel:
         where it still exists, leaving restores the figure's player (with
         the language and dwell of now); a refusal keeps everything and is
         recorded in `problem`."""
-        session, problem = transition(self.session)
+        old = self.session if self.session is not None else idle_session()
+        session, problem = transition(old)
         model = replace(self, problem=problem)
-        if session == self.session:
-            return model
-        old, player = self.session, self.player
+        if session == old:
+            return model if self.session is not None else replace(model, session=old)
+        player = self.player
         if session.active and not old.active:
             model = replace(model, figure_player=player)
             player = replace(player, playing=False)
@@ -120,13 +123,17 @@ class AppModel:
         return replace(model, session=session, player=player)
 
 
-def new_model(lesson: tuple[StepView, ...], player: PlayerState, session: ExploreSession) -> AppModel:
-    """The model at start: `session` active means explore mode from the start."""
+def idle_session() -> ExploreSession:
+    """Explore mode off, the default configuration (imported when first needed)."""
     from maskattn_tui.explore.session import ExploreSession
 
-    model = AppModel(player=player, session=ExploreSession(), lesson=lesson)
-    if session.active:
-        model = model.explore(lambda s: (session, None))
-    elif session != model.session:
-        model = replace(model, session=session)
-    return model
+    return ExploreSession()
+
+
+def new_model(lesson: tuple[StepView, ...], player: PlayerState, session: ExploreSession | None) -> AppModel:
+    """The model at start: `session` active means explore mode from the
+    start; None: no session until explore mode is asked for."""
+    model = AppModel(player=player, session=None, lesson=lesson)
+    if session is not None and session.active:
+        return model.explore(lambda s: (session, None))
+    return replace(model, session=session)

@@ -9,7 +9,6 @@ import os
 from typing import TYPE_CHECKING, Callable
 
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.explore.session import ExploreSession, Outcome
 from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import is_mask_path
 from maskattn_tui.model.step_machine import PlayerState
@@ -18,6 +17,7 @@ from maskattn_tui.tui.widgets.player import dwell_text
 
 if TYPE_CHECKING:
     from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.explore.session import ExploreSession, Outcome
     from maskattn_tui.model.app_model import AppModel
 
 
@@ -102,7 +102,7 @@ class PlayerActions:
 class ExploreActions:
     model: AppModel
 
-    def apply_explore(self, transition: Callable[[ExploreSession], Outcome]):
+    def apply_explore(self, transition: Callable[[ExploreSession], Outcome]):  # noqa: F821
         """Run a transition of the explore session; a refusal keeps the
         session and is shown once (the last notice replaces the previous)."""
         self.model = self.model.explore(transition)
@@ -114,13 +114,13 @@ class ExploreActions:
         return problem
 
     def action_toggle_explore(self) -> None:
-        self.apply_explore(ExploreSession.toggle_active)
+        self.apply_explore(lambda s: s.toggle_active())
 
     def action_toggle_experiment(self, name: str) -> None:
         self.apply_explore(lambda s: s.toggle_experiment(name))
 
     def action_toggle_lens(self) -> None:
-        self.apply_explore(ExploreSession.toggle_lens)
+        self.apply_explore(lambda s: s.toggle_lens())
 
     def action_leave_controls(self) -> None:
         self.set_focus(None)
@@ -139,7 +139,7 @@ class ExploreActions:
     def action_save_scenario(self) -> None:
         from maskattn_tui.tui.scenario_dialogs import PathDialog
 
-        config, lang = self.model.session.config, self.model.lang
+        config, lang = self.model.session.config, self.model.lang  # explore mode: a session
         self.push_screen(PathDialog("save", lang, self.scenario_path, ascii=self.glyphs is ASCII),
                          lambda path: self._save(config, path))
 

@@ -21,8 +21,6 @@ from textual.containers import Container
 from textual.reactive import reactive
 from textual.timer import Timer
 
-from maskattn_tui.explore.config import ExploreConfig
-from maskattn_tui.explore.session import ExploreSession, new_session
 from maskattn_tui.i18n import t
 from maskattn_tui.lesson.f12 import Figure, StepSpec, load_f12
 from maskattn_tui.lesson.stepview import StepView, build_view
@@ -46,7 +44,8 @@ from maskattn_tui.tui.widgets.player import PlayerBar
 from maskattn_tui.tui.widgets.too_small import TooSmall
 
 if TYPE_CHECKING:
-    from maskattn_tui.explore.session import Problem
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.explore.session import ExploreSession, Problem
 
 #: Signals that end the app with the terminal restored (SIGINT is Textual's).
 EXIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
@@ -85,7 +84,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         #: Set once the first screen is drawn (tests and benchmarks wait on it).
         self.ready = False
         self.scenario_path = "maskattn-scenario.toml"
-        self.set_reactive(MaskattnApp.model, new_model(views, state, session or ExploreSession()))
+        self.set_reactive(MaskattnApp.model, new_model(views, state, session))
 
     # -- the model and what is derived from it, by name ------------------------
     @property
@@ -94,7 +93,11 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 
     @property
     def explore(self) -> ExploreSession:
-        return self.model.session
+        """The explore session (explore mode off and the default
+        configuration before it was first asked for)."""
+        from maskattn_tui.model.app_model import idle_session
+
+        return self.model.session if self.model.session is not None else idle_session()
 
     @property
     def views(self) -> tuple[StepView, ...]:
@@ -254,9 +257,9 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
             self.set_focus(None)  # the panel is gone: its keys go back to the figure
 
     def _panel(self):
-        from maskattn_tui.tui.widgets.explore_panel import ExplorePanel
-
-        found = self.query(ExplorePanel)
+        """The explore panel if it was built (by its id: looking it up must
+        not import it, which costs ~11 ms the first time)."""
+        found = self.query("#controls")
         return found.first() if found else None
 
     def _explore_panel(self):
@@ -359,6 +362,10 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
     views = tuple(build_view(s, len(specs)) for s in specs)
     state = new_player(tuple(s.shape for s in specs), step=step, lang=lang, dwell=dwell,
                        playing=play and explore is None)
-    session = new_session(explore, experiments, lens)
+    session = None  # the figure alone: the explore package is imported on the first `e`
+    if explore is not None or experiments or lens:
+        from maskattn_tui.explore.session import new_session
+
+        session = new_session(explore, experiments, lens)
     return MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session,
                        None if mask is None else (mask, block))

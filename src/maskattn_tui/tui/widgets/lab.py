@@ -8,11 +8,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.reactive import reactive
 
-from maskattn_tui.explore.experiments import run_experiment
 from maskattn_tui.i18n import t
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.render.experiments import experiment_view
-from maskattn_tui.render.lens import api_lens_view
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.tui.widgets.base import FIGURE_CSS, MEANINGS, ModelView, component_class
 
@@ -23,8 +20,10 @@ class LabView(ModelView):
     model: reactive[AppModel | None] = reactive(None, repaint=False, layout=False)
 
     def shown(self, model: AppModel) -> object:
+        if model.side_pane != "lab":
+            return None
         s = model.session
-        return (s.config, s.experiments, s.lens, model.lang) if model.side_pane == "lab" else None
+        return (s.config, s.experiments, s.lens, model.lang)
 
     def watch_model(self, old: AppModel | None, new: AppModel | None) -> None:
         if new is not None and (old is None or self.shown(old) != self.shown(new)):
@@ -43,6 +42,11 @@ class LabView(ModelView):
         model = self.model
         if model is None or model.side_pane != "lab":
             return ""
+        # The experiments and the lens are imported when first shown.
+        from maskattn_tui.explore.experiments import run_experiment
+        from maskattn_tui.render.experiments import experiment_view
+        from maskattn_tui.render.lens import api_lens_view
+
         styles = {m: self.get_component_rich_style(component_class(m), partial=True) for m in MEANINGS}
         palette = Palette(styles=styles, glyphs=self.glyphs)
         session, lang = model.session, model.lang
