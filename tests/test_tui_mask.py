@@ -231,3 +231,39 @@ def test_cli_scores_of_another_shape_are_one_line(tmp_path, capsys):
     assert main(["--mask", str(tmp_path / "m.npy"), "--scores", str(tmp_path / "s.npy")]) == 2
     err = capsys.readouterr().err
     assert "s.npy" in err and "2x3" in err and "3x3" in err and err.count("\n") == 1
+
+
+async def test_random_mask_keys_and_resizes_never_break(tmp_path):
+    """Bursts of mask mode's keys with resizes between: the selection stays
+    inside the view, a drill-down inside the mask, the size one offered."""
+    import random
+
+    from maskattn_tui.model.commands import COMMANDS, MASK
+    from test_tui_explore import _send_key
+
+    mask = causal(300, 1000)
+    mask[7, 900] = True
+    np.save(tmp_path / "m.npy", mask)
+    rng = random.Random(5)
+    keys = [k for c in COMMANDS if MASK in c.modes and c.id not in ("quit", "open", "help", "mask_back")
+            for k in c.keys.split(",")]
+    app = make_app(mask=open_mask(str(tmp_path / "m.npy")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        seen = set()
+        for _ in range(25):
+            await pilot.resize_terminal(rng.randint(60, 200), rng.randint(20, 60))
+            for _ in range(12):
+                _send_key(app, rng.choice(keys))
+            await pilot.pause()
+            state = screen.state
+            rows, cols = state.shape
+            assert 0 <= state.row < rows and 0 <= state.col < cols
+            assert state.size in state.sizes
+            if state.window is not None:
+                r0, r1, c0, c1 = state.window
+                assert 0 <= r0 < r1 <= 300 and 0 <= c0 < c1 <= 1000
+            seen.add((state.size, state.window is not None))
+            assert app.screen is screen and screen.query_one("#mask-grid").figure is not None
+        assert len(seen) > 3  # sizes and drill-downs were visited
