@@ -5,14 +5,17 @@ them; what is expected comes from how they were built."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
+from rich.console import Console
 
 from maskattn_tui.cli.commands import main
 from maskattn_tui.doctor.mask_open import open_mask
 from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.tui import make_app
-from maskattn_tui.tui.help import HelpScreen
+from maskattn_tui.tui.help import HelpScreen, keys_table
 from maskattn_tui.tui.mask_screen import MaskScreen
 from maskattn_tui.tui.screen import FigureScreen
 from test_tui_explore import open_file, recorded  # the same user steps: o, a path, Enter
@@ -140,6 +143,11 @@ async def test_help_lists_the_mask_keys(leak):
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+        console = Console(width=100, record=True, file=io.StringIO())
+        console.print(keys_table("en", "^p"))
+        listed = console.export_text()
+        assert "show the cells of the selected block (mask mode)" in listed
+        assert "bigger blocks" in listed and "saved mask" in listed
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MaskScreen)
