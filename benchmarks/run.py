@@ -81,15 +81,19 @@ def read_until_quiet(fd: int, quiet: float, limit: float = 20.0) -> tuple[bytes,
     return b"".join(chunks), last
 
 
-def measure_app(argv: list[str], cols: int, rows: int, quiet: float, keys: int) -> dict:
+def measure_app(argv: list[str], cols: int, rows: int, quiet: float, keys: int, key=lambda k: RIGHT,
+                first_byte: float = 0.0) -> dict:
+    """`keys` keys (`key(k)` is the k-th's bytes); `first_byte`: how long the
+    app may take before it writes anything (one that reads a big file first)."""
     start = time.perf_counter()
     pid, fd = spawn(argv, cols, rows)
-    paint, last = read_until_quiet(fd, quiet)
+    select.select([fd], [], [], first_byte)
+    paint, last = read_until_quiet(fd, quiet, limit=20.0 + first_byte)
     startup = (last or start) - start
     key_times, key_bytes = [], []
-    for _ in range(keys):
+    for k in range(keys):
         sent = time.perf_counter()
-        os.write(fd, RIGHT)
+        os.write(fd, key(k))
         data, last = read_until_quiet(fd, quiet)
         key_times.append((last - sent) if last else float("nan"))
         key_bytes.append(len(data))

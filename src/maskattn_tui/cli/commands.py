@@ -214,6 +214,20 @@ def _on_a_terminal() -> bool:
         return False
 
 
+def _mask_doc(args, lang: str):
+    """--mask FILE read and diagnosed before the app starts (a bad file: one
+    line, exit 2); None without --mask."""
+    if args.mask is None:
+        for dest, option in (("mask_batch", "--batch"), ("mask_head", "--head"), ("mask_scores", "--scores"),
+                             ("mask_block", "--block")):
+            if getattr(args, dest) is not None:
+                raise UsageError(t("cli.mask_only", lang, option=option))
+        return None
+    from maskattn_tui.doctor.mask_open import open_mask
+
+    return open_mask(args.mask, args.mask_batch, args.mask_head, args.mask_scores)
+
+
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
@@ -227,9 +241,10 @@ def cmd_tui(args, lang: str) -> int:
     # app shows every lens, whatever names were given).
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
+    mask = _mask_doc(args, lang)
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
-                   explore=config, experiments=experiments, lens=lens)
+                   explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block)
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0

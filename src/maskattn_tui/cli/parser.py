@@ -151,7 +151,8 @@ def _h(key: str) -> str:
 #: Options both before and after a sub-command default to SUPPRESS (so that
 #: one given before is not overwritten by the sub-command's default); main()
 #: fills these in when neither gave them.
-DEFAULTS = {"step": None, "lang": None, "dwell": 2.0, "play": False, "exit_at_end": False, "ascii": False}
+DEFAULTS = {"step": None, "lang": None, "dwell": 2.0, "play": False, "exit_at_end": False, "ascii": False,
+            "mask": None, "mask_batch": None, "mask_head": None, "mask_scores": None, "mask_block": None}
 _UNSET = argparse.SUPPRESS
 
 
@@ -169,6 +170,30 @@ def _add_ascii(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ascii", action="store_true", help=_h("cli.help.ascii"), default=_UNSET)
 
 
+def _add_mask(p: argparse.ArgumentParser) -> None:
+    """The app's mask mode: --mask FILE and what picks its slice, scores and
+    block size (the doctor sub-command has its own --batch / --head)."""
+    p.add_argument("--mask", metavar="FILE", help=_h("cli.help.mask"), default=_UNSET)
+    whole = _int_in(0, 1 << 30, "cli.bad_index")
+    p.add_argument("--batch", dest="mask_batch", type=whole, metavar="B", help=_h("cli.help.mask_batch"),
+                   default=_UNSET)
+    p.add_argument("--head", dest="mask_head", type=whole, metavar="H", help=_h("cli.help.mask_head"),
+                   default=_UNSET)
+    p.add_argument("--scores", dest="mask_scores", metavar="FILE", help=_h("cli.help.mask_scores"),
+                   default=_UNSET)
+    p.add_argument("--block", dest="mask_block", type=_block, metavar="N", help=_h("cli.help.mask_block"),
+                   default=_UNSET)
+
+
+def _block(value: str) -> int:
+    from maskattn_tui.model.mask_model import BLOCK_SIZES
+
+    if value.isdigit() and int(value) in BLOCK_SIZES:
+        return int(value)
+    raise argparse.ArgumentTypeError(t("cli.bad_block", _ENV_LANG, value=value,
+                                       sizes=", ".join(map(str, BLOCK_SIZES))))
+
+
 def _add_explore(p: argparse.ArgumentParser) -> None:
     from maskattn_tui.cli.explore_options import add_explore_arguments
 
@@ -184,6 +209,7 @@ def build_parser() -> Parser:
     parser.add_argument("--play", action="store_true", default=_UNSET, help=_h("cli.help.play"))
     parser.add_argument("--exit-at-end", action="store_true", default=_UNSET, help=_h("cli.help.exit_at_end"))
     _add_ascii(parser)
+    _add_mask(parser)
     _add_explore(parser)
     sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor}", parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),

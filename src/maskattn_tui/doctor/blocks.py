@@ -1,6 +1,10 @@
 """A block overview of a mask, the way FlexAttention's BlockMask sees it:
 per (query block, key block) tile 0 = empty (no visible cell), 1 = partial,
-2 = full. Streams over bands of query blocks (a memmap is read once)."""
+2 = full. Streams over bands of query blocks (a memmap is read once).
+
+`tile_counts` (visible cells per tile of one band) and `categories` are
+shared with the TUI's block overview (doctor.mask_tables), which counts
+the user's table, the rule's and their differences in one pass."""
 
 from __future__ import annotations
 
@@ -9,6 +13,33 @@ import numpy as np
 from maskattn_tui.doctor.representation import BAND_CELLS, Reading, classify
 
 EMPTY, PARTIAL, FULL = 0, 1, 2
+
+
+def tile_counts(band: np.ndarray, qb: int, kb: int) -> np.ndarray:
+    """True cells per (qb x kb) tile of a 2-D bool `band` (its last tiles
+    may be short): int64 (ceil(rows/qb), ceil(keys/kb))."""
+    rows, keys = band.shape
+    n_q, n_k = -(-rows // qb), -(-keys // kb)
+    cells = band.view(np.uint8) if band.dtype == np.bool_ else band.astype(np.uint8)
+    if rows != n_q * qb or keys != n_k * kb:
+        padded = np.zeros((n_q * qb, n_k * kb), dtype=np.uint8)
+        padded[:rows, :keys] = cells
+        cells = padded
+    # Rows first (adds whole contiguous lines), then runs of kb keys.
+    dtype = np.uint16 if qb * kb < 1 << 16 else np.int64
+    per_rows = np.add.reduce(cells.reshape(n_q, qb, n_k * kb), axis=1, dtype=dtype)
+    return per_rows.reshape(n_q, n_k, kb).sum(axis=2, dtype=np.int64)
+
+
+def tile_sizes(total: int, size: int) -> np.ndarray:
+    """The length of each of the ceil(total/size) tiles along one axis."""
+    return np.minimum(size, total - np.arange(-(-total // size)) * size)
+
+
+def categories(counts: np.ndarray, row_size: np.ndarray, col_size: np.ndarray) -> np.ndarray:
+    """EMPTY / PARTIAL / FULL from visible counts and the tiles' sizes."""
+    area = row_size[:, None].astype(np.int64) * col_size[None, :]
+    return np.where(counts == 0, EMPTY, np.where(counts == area, FULL, PARTIAL)).astype(np.uint8)
 
 
 def block_overview(mask, block: int, polarity: str = "attend") -> np.ndarray:
@@ -23,16 +54,11 @@ def block_overview(mask, block: int, polarity: str = "attend") -> np.ndarray:
     rows, keys = mask.shape
     n_q, n_k = -(-rows // qb), -(-keys // kb)
     out = np.empty((n_q, n_k), dtype=np.uint8)
-    width = n_k * kb
-    col_size = np.minimum(kb, keys - np.arange(n_k) * kb)
-    band_blocks = max(1, BAND_CELLS // max(1, qb * width))
+    col_size = tile_sizes(keys, kb)
+    band_blocks = max(1, BAND_CELLS // max(1, qb * n_k * kb))
     for b0 in range(0, n_q, band_blocks):
         b1 = min(n_q, b0 + band_blocks)
         r0, r1 = b0 * qb, min(rows, b1 * qb)
-        tile = np.zeros(((b1 - b0) * qb, width), dtype=np.uint8)
-        tile[: r1 - r0, :keys] = reading.band(r0, r1)
-        counts = tile.reshape(b1 - b0, qb, n_k, kb).sum(axis=(1, 3), dtype=np.int64)
-        row_size = np.minimum(qb, rows - np.arange(b0, b1) * qb)
-        area = row_size[:, None] * col_size[None, :]
-        out[b0:b1] = np.where(counts == 0, EMPTY, np.where(counts == area, FULL, PARTIAL))
+        counts = tile_counts(reading.band(r0, r1), qb, kb)
+        out[b0:b1] = categories(counts, np.minimum(qb, rows - np.arange(b0, b1) * qb), col_size)
     return out

@@ -74,7 +74,7 @@ def _fix_params(api: str, rows: int, keys: int, lang: str) -> dict:
 def finding_message(finding: Finding, diag: Diagnosis | None, lang: str) -> str:
     params = dict(finding.params)
     if diag is not None:
-        params = {**_fix_params(diag.api, *diag.shape, lang), "rule": _rule_text(diag, lang), **params}
+        params = {**_fix_params(diag.api, *diag.shape, lang), "rule": rule_text(diag, lang), **params}
     params.setdefault("count", finding.count)
     params["cells"] = cells_text(finding.cells, finding.count)
     variant = params.pop("variant", None)
@@ -127,7 +127,7 @@ def dumps(document: dict) -> str:
     return _FLAT_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
 
 
-def _rule_text(diag: Diagnosis, lang: str) -> str:
+def rule_text(diag: Diagnosis, lang: str) -> str:
     rule, name = diag.rule, diag.fit.name
     parts = [t(f"doctor.rule.{name}", lang, w=rule.window, c=rule.chunk, p=rule.prefix,
                lengths=",".join(map(str, diag.documents or ())),
@@ -156,7 +156,9 @@ def _picture(mask, diag: Diagnosis, lang: str) -> list[str]:
     return [t("doctor.report.blocks", lang, block=block)] + ["  " + "".join(line) for line in chars]
 
 
-def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...] = ()) -> str:
+def summary_lines(diag: Diagnosis, info, lang: str) -> list[str]:
+    """What was read and how: the file, the slice, the representation, the
+    reading and the rule (the report's head; the TUI's first section)."""
     rep, align = diag.representation, diag.alignment
     rows, keys = diag.shape
     lines = [t("doctor.report.head", lang, file=info.path, format=info.format, dtype=info.dtype,
@@ -171,8 +173,18 @@ def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...
     lines.append(t("doctor.report.reading", lang, polarity=t(f"doctor.polarity.{align.polarity}.{rep.reading}", lang),
                    alignment=t(f"doctor.alignment.{align.alignment}", lang, offset=align.offset),
                    score=f"{align.score:.2f}"))
-    lines.append(t("doctor.report.rule", lang, rule=_rule_text(diag, lang), differs=diag.fit.comparison.count))
-    findings = sorted((*diag.findings, *extra), key=lambda f: LEVELS.index(f.level))
+    lines.append(t("doctor.report.rule", lang, rule=rule_text(diag, lang), differs=diag.fit.comparison.count))
+    return lines
+
+
+def ordered_findings(diag: Diagnosis, extra: tuple[Finding, ...] = ()) -> list[Finding]:
+    """Errors first, then warnings, then information."""
+    return sorted((*diag.findings, *extra), key=lambda f: LEVELS.index(f.level))
+
+
+def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...] = ()) -> str:
+    lines = summary_lines(diag, info, lang)
+    findings = ordered_findings(diag, extra)
     if findings:
         lines.append(t("doctor.report.findings", lang))
         for f in findings:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FIGURE, EXPLORE = "figure", "explore"
+FIGURE, EXPLORE, MASK = "figure", "explore", "mask"
 BOTH = frozenset({FIGURE, EXPLORE})
 ONLY_FIGURE = frozenset({FIGURE})
 ONLY_EXPLORE = frozenset({EXPLORE})
+#: Mask mode (a user's mask in the app, tui/mask_screen.py) shares a few keys.
+ALL = BOTH | {MASK}
+ONLY_MASK = frozenset({MASK})
 
 
 @dataclass(frozen=True)
@@ -49,11 +52,11 @@ COMMANDS: tuple[Command, ...] = (
     _c("faster", "minus,underscore", "-", "faster", ONLY_FIGURE, "tui.key.faster", "dwell", 9, "tui.short.dwell"),
     _c("first", "home", "home", "first", ONLY_FIGURE, "tui.key.first", "ends", 10, "tui.short.ends"),
     _c("last", "end", "end", "last", ONLY_FIGURE, "tui.key.last", "ends", 10, "tui.short.ends"),
-    _c("row_up", "up", "↑", "row(-1)", BOTH, "tui.key.row_up", "row", 4, "tui.short.row"),
-    _c("row_down", "down", "↓", "row(1)", BOTH, "tui.key.row_down", "row", 4, "tui.short.row"),
+    _c("row_up", "up", "↑", "row(-1)", ALL, "tui.key.row_up", "row", 4, "tui.short.row"),
+    _c("row_down", "down", "↓", "row(1)", ALL, "tui.key.row_down", "row", 4, "tui.short.row"),
     _c("zoom", "z", "z", "zoom", BOTH, "tui.key.zoom", "zoom", 8, "tui.short.zoom", "tui.cmd.zoom"),
     _c("cells", "c", "c", "toggle_cells", BOTH, "tui.key.cells", "cells", 11, "tui.short.cells", "tui.cmd.cells"),
-    _c("lang", "L,l", "L", "toggle_language", BOTH, "tui.key.lang", "lang", 6, "tui.short.lang", "tui.cmd.lang"),
+    _c("lang", "L,l", "L", "toggle_language", ALL, "tui.key.lang", "lang", 6, "tui.short.lang", "tui.cmd.lang"),
     _c("explore", "e", "e", "toggle_explore", BOTH, "tui.x.key.explore", "explore", 2, "tui.x.short.explore",
        "tui.x.cmd.explore_on"),
     _c("leak_probe", "1", "1", "toggle_experiment('leak-probe')", ONLY_EXPLORE, "tui.x.key.leak_probe",
@@ -67,18 +70,31 @@ COMMANDS: tuple[Command, ...] = (
     _c("lens", "a", "a", "toggle_lens", ONLY_EXPLORE, "tui.x.key.lens", "lens", 5, "tui.x.short.lens"),
     _c("save", "s", "s", "save_scenario", ONLY_EXPLORE, "tui.x.key.save", "save", 7, "tui.x.short.save",
        "tui.x.cmd.save"),
-    _c("open", "o", "o", "open_scenario", BOTH, "tui.x.key.open", "open", 12, "tui.x.short.open", "tui.x.cmd.open"),
-    _c("help", "question_mark", "?", "help", BOTH, "tui.key.help", "help", 1, "tui.short.help"),
-    _c("quit", "q", "q", "quit", BOTH, "tui.key.quit", "quit", 5, "tui.short.quit"),
-    _c("scroll_left", "shift+left", "shift+←", "scroll_grid(-8,0)", BOTH, "tui.key.scroll_left"),
-    _c("scroll_right", "shift+right", "shift+→", "scroll_grid(8,0)", BOTH, "tui.key.scroll_right"),
-    _c("scroll_up", "shift+up", "shift+↑", "scroll_grid(0,-3)", BOTH, "tui.key.scroll_up"),
-    _c("scroll_down", "shift+down", "shift+↓", "scroll_grid(0,3)", BOTH, "tui.key.scroll_down"),
-    _c("bars_up", "left_square_bracket", "[", "scroll_bars(-1)", BOTH, "tui.key.bars_up"),
-    _c("bars_down", "right_square_bracket", "]", "scroll_bars(1)", BOTH, "tui.key.bars_down"),
-    _c("page_up", "pageup", "pgup", "scroll_side(-1)", BOTH, "tui.key.page_up"),
-    _c("page_down", "pagedown", "pgdn", "scroll_side(1)", BOTH, "tui.key.page_down"),
+    _c("open", "o", "o", "open_scenario", ALL, "tui.x.key.open", "open", 12, "tui.x.short.open", "tui.x.cmd.open"),
+    _c("help", "question_mark", "?", "help", ALL, "tui.key.help", "help", 1, "tui.short.help"),
+    _c("quit", "q", "q", "quit", ALL, "tui.key.quit", "quit", 5, "tui.short.quit"),
+    _c("scroll_left", "shift+left", "shift+←", "scroll_grid(-8,0)", ALL, "tui.key.scroll_left"),
+    _c("scroll_right", "shift+right", "shift+→", "scroll_grid(8,0)", ALL, "tui.key.scroll_right"),
+    _c("scroll_up", "shift+up", "shift+↑", "scroll_grid(0,-3)", ALL, "tui.key.scroll_up"),
+    _c("scroll_down", "shift+down", "shift+↓", "scroll_grid(0,3)", ALL, "tui.key.scroll_down"),
+    _c("bars_up", "left_square_bracket", "[", "scroll_bars(-1)", ALL, "tui.key.bars_up"),
+    _c("bars_down", "right_square_bracket", "]", "scroll_bars(1)", ALL, "tui.key.bars_down"),
+    _c("page_up", "pageup", "pgup", "scroll_side(-1)", ALL, "tui.key.page_up"),
+    _c("page_down", "pagedown", "pgdn", "scroll_side(1)", ALL, "tui.key.page_down"),
     _c("leave", "escape", "esc", "leave_controls", ONLY_EXPLORE, "tui.x.key.leave"),
+    # mask mode: the selection moves over keys too; blocks; drill-down
+    _c("mask_left", "left", "←", "mask_col(-1)", ONLY_MASK, "doctor_tui.key.left", "col", 4, "doctor_tui.short.col"),
+    _c("mask_right", "right", "→", "mask_col(1)", ONLY_MASK, "doctor_tui.key.right", "col", 4,
+       "doctor_tui.short.col"),
+    _c("block_bigger", "plus,equals_sign", "+", "mask_block(1)", ONLY_MASK, "doctor_tui.key.bigger", "block", 3,
+       "doctor_tui.short.block"),
+    _c("block_smaller", "minus,underscore", "-", "mask_block(-1)", ONLY_MASK, "doctor_tui.key.smaller", "block", 3,
+       "doctor_tui.short.block"),
+    _c("block_auto", "a", "a", "mask_auto", ONLY_MASK, "doctor_tui.key.auto", "auto", 8, "doctor_tui.short.auto"),
+    _c("drill", "enter", "enter", "mask_drill", ONLY_MASK, "doctor_tui.key.drill", "drill", 2,
+       "doctor_tui.short.drill"),
+    _c("mask_back", "escape,backspace", "esc", "mask_back", ONLY_MASK, "doctor_tui.key.back", "back", 2,
+       "doctor_tui.short.back"),
 )
 
 BY_ID = {c.id: c for c in COMMANDS}

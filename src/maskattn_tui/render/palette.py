@@ -47,7 +47,18 @@ DEFAULT_STYLES: dict[str, str] = {
     "diff": "bold white on blue",
     "warning": "bold red",
     "title": "bold",
+    # mask mode (the doctor in the app): cells hidden for another reason, blocks
+    "hidden": "bold white on grey35",
+    "block.full": "green3 on dark_green",
+    "block.partial": "dark_orange on grey23",
+    "block.empty": "grey70 on grey23",
 }
+
+#: Glyphs of mask mode's reasons (unicode, ASCII): cells hidden neither by
+#: causality nor PAD, and FlexAttention-style blocks.
+#: A block's glyph fills a compact cell of two (one left for "!" if marked).
+MASK_GLYPHS = {"hidden": ("×", "x"), "block.full": ("██", "##"), "block.partial": ("▒▒", "++"),
+               "block.empty": ("·", ".")}
 
 
 @dataclass(frozen=True)
@@ -150,7 +161,10 @@ class Palette:
         return self.t(f"render.{how}_reason.many", lang, names=names)
 
     def cell_glyph(self, cell_value: str) -> str:
-        """✓ (or +) for an allowed cell, else one letter per blocking rule."""
+        """✓ (or +) for an allowed cell, the mask view's own glyphs (hidden,
+        blocks), else one letter per blocking rule."""
+        if cell_value in MASK_GLYPHS:
+            return MASK_GLYPHS[cell_value][1 if self.ascii else 0]
         if cell_value == "allowed":
             return self.glyphs.allowed
         letters = dict(self.glyphs.reasons)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.model.mask_model import is_mask_path
 from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.render.palette import ASCII
 from maskattn_tui.tui.widgets.player import dwell_text
@@ -179,6 +180,11 @@ class ExploreActions:
         if not path:
             return
         path = os.path.expanduser(path)
+        if is_mask_path(path):
+            from maskattn_tui.tui.mask_screen import open_mask_file
+
+            open_mask_file(self, path)
+            return
         try:
             config = load_scenario(path)
         except MaskattnError as e:

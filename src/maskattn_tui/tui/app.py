@@ -64,8 +64,10 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     model: reactive[AppModel] = reactive(None, always_update=False, repaint=False)  # type: ignore[arg-type]
 
     def __init__(self, figure: Figure, views: tuple[StepView, ...], state: PlayerState, glyphs: Glyphs = UNICODE,
-                 exit_at_end: bool = False, session: ExploreSession | None = None) -> None:
+                 exit_at_end: bool = False, session: ExploreSession | None = None, mask=None) -> None:
         super().__init__()
+        #: A MaskDoc to show in mask mode at start (--mask), and its block size.
+        self.initial_mask = mask
         self.figure = figure
         self.glyphs = glyphs
         self.exit_at_end = exit_at_end
@@ -152,6 +154,10 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         if self.exit_at_end and self.state.at_last and not self.state.playing:
             self._schedule_exit()
         self._catch_signals()
+        if self.initial_mask is not None:
+            from maskattn_tui.tui.mask_screen import show_mask
+
+            show_mask(self, *self.initial_mask)
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
@@ -344,12 +350,13 @@ def resume_gc() -> None:
 
 def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
              exit_at_end: bool = False, explore: ExploreConfig | None = None, experiments: tuple[str, ...] = (),
-             lens: bool = False, spec: StepSpec | None = None) -> MaskattnApp:
+             lens: bool = False, spec: StepSpec | None = None, mask=None, block: int | None = None) -> MaskattnApp:
     """The app at `step` in `lang`, or in explore mode on `explore` (with
     `experiments` switched on and the API lens if `lens`); `e` toggles
     between the two. `spec`: a single step instead of the F12 five.
     `exit_at_end`: once playback reaches the last step, wait one dwell and
-    exit with code 0."""
+    exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask
+    mode at start, in blocks of `block` (None: auto)."""
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)
@@ -360,4 +367,5 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
         from maskattn_tui.explore.session import new_session
 
         session = new_session(explore, experiments, lens)
-    return MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session)
+    return MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session,
+                       None if mask is None else (mask, block))

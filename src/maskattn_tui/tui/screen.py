@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from maskattn_tui.i18n import t
-from maskattn_tui.model.commands import COMMANDS, Command
+from maskattn_tui.model.commands import BOTH, COMMANDS, Command
 
 
 def binding(command: Command) -> Binding:
@@ -21,7 +21,8 @@ def binding(command: Command) -> Binding:
 
 
 class FigureScreen(Screen):
-    BINDINGS = [binding(c) for c in COMMANDS if c.id != "quit"] + [
+    # Mask mode's own keys are bound on its screen (tui/mask_screen.py).
+    BINDINGS = [binding(c) for c in COMMANDS if c.id != "quit" and c.modes & BOTH] + [
         # q quits from the figure; the App's own ctrl+q stays as Textual has it.
         Binding("q", "app.quit", t("tui.key.quit", "en"), show=False, id="quit"),
     ]

@@ -1,0 +1,58 @@
+"""Opening a mask for mask mode: read it as the doctor does (the same
+one-line errors), diagnose it, and keep what the screen reads.
+
+    doc = open_mask("mask.npy", batch=None, head=None, scores="scores.npy")
+    doc.tables, doc.info, doc.scores
+
+numpy is imported here, never by the TUI's modules that do not show a mask."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from maskattn_tui.doctor.diagnose import diagnose
+from maskattn_tui.doctor.mask_bars import RowWeights, check_scores, row_weights
+from maskattn_tui.doctor.mask_tables import MaskTables
+from maskattn_tui.doctor.read import MaskInfo, load_mask
+
+#: Rows whose weights are kept (a row move back and forth computes none).
+WEIGHTS_KEPT = 8
+
+
+@dataclass
+class MaskDoc:
+    info: MaskInfo
+    tables: MaskTables
+    scores: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self._weights: dict[int, RowWeights] = {}
+
+    @property
+    def path(self) -> str:
+        return self.info.path
+
+    def weights(self, row: int) -> RowWeights:
+        kept = self._weights.get(row)
+        if kept is None:
+            kept = row_weights(self.tables, row, self.scores)
+            if len(self._weights) >= WEIGHTS_KEPT:
+                self._weights.pop(next(iter(self._weights)))
+            self._weights[row] = kept
+        return kept
+
+
+def open_mask(path: str, batch: int | None = None, head: int | None = None, scores: str | None = None) -> MaskDoc:
+    """Read and diagnose `path`; `scores`: a file of scores of the mask's
+    shape (the same --batch / --head slice). Raises MaskattnError."""
+    mask, info = load_mask(path, batch, head)
+    diag = diagnose(mask, source=info)
+    given = None
+    if scores is not None:
+        array, score_info = load_mask(scores, batch if batch is not None else None, head)
+        given = check_scores(array, diag.shape, score_info.path)
+    tables = MaskTables(mask, diag)
+    tables.base  # the one pass of block counts, now rather than at the first drawing
+    return MaskDoc(info, tables, given)

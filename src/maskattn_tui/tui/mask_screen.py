@@ -1,0 +1,219 @@
+"""Mask mode: a user's saved mask in the app (`maskattn-tui --mask FILE`,
+or `o` and a mask file). Its own Screen over the figure's, with its own
+state (model/mask_model.py) and keys (the command table's "mask" rows):
+the user's table and the inferred rule's side by side, differing cells
+marked "!", the bars of the selected row, the doctor's findings.
+
+Big masks are shown as a block overview (full / partial / empty blocks,
+as FlexAttention's BlockMask sees them), block size changeable, with a
+drill-down into one block's cells. Esc leaves a drill-down, then mask mode."""
+
+from __future__ import annotations
+
+import os
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Static
+
+from maskattn_tui.doctor.mask_open import MaskDoc, open_mask
+from maskattn_tui.doctor.mask_source import CellSource
+from maskattn_tui.doctor.mask_text import view_line
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import LANGS, t
+from maskattn_tui.model.commands import COMMANDS, MASK, Command
+from maskattn_tui.model.mask_model import MaskState, new_state
+from maskattn_tui.render.grid_lines import TableBlock
+from maskattn_tui.render.mask_lines import COMPACT, GAP
+from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
+from maskattn_tui.tui.widgets.keybar import KeyBar
+from maskattn_tui.tui.widgets.mask_views import MaskBarsView, MaskExplainView, MaskGridView
+from maskattn_tui.tui.widgets.panes import pane_title
+
+#: The grid's share of the body's height (the rest: bars and explanation).
+GRID_SHARE = 0.6
+#: Lines of the grid pane that are not rows in a block overview: the
+#: border, the tables' titles, the key labels, the horizontal scrollbar.
+GRID_CHROME = 4
+
+
+def binding(command: Command) -> Binding:
+    return Binding(command.keys, command.action, t(command.help, "en"), show=False,
+                   key_display=command.display, id=command.id)
+
+
+class MaskScreen(Screen):
+    BINDINGS = [binding(c) for c in COMMANDS if MASK in c.modes]
+    DEFAULT_CSS = """
+    MaskScreen { layout: vertical; }
+    MaskScreen > #mask-title { height: 1; background: $panel; color: $foreground; text-style: bold; padding: 0 1; }
+    MaskScreen #mask-body { height: 1fr; layout: vertical; }
+    MaskScreen #mask-lower { height: 1fr; layout: horizontal; }
+    MaskGridView, MaskBarsView, MaskExplainView {
+        border-top: solid $primary; border-title-color: $accent; border-title-style: bold;
+        scrollbar-size: 1 1; padding: 0 1; scrollbar-gutter: stable;
+    }
+    MaskGridView { width: 1fr; }
+    MaskBarsView { width: 2fr; height: 1fr; overflow-x: hidden; }
+    MaskExplainView { width: 3fr; height: 1fr; overflow-x: hidden; }
+    MaskScreen.-ascii MaskGridView, MaskScreen.-ascii MaskBarsView, MaskScreen.-ascii MaskExplainView {
+        border-top: ascii $primary;
+    }
+    """
+
+    state: reactive[MaskState | None] = reactive(None, always_update=False, repaint=False)
+
+    def __init__(self, doc: MaskDoc, lang: str, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
+        super().__init__()
+        self.doc, self.glyphs = doc, glyphs
+        tables = doc.tables
+        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, lang, 20, 20, size))
+
+    def compose(self) -> ComposeResult:
+        glyphs, doc = self.glyphs, self.doc
+        yield Static("", id="mask-title", markup=False)
+        with Container(id="mask-body"):
+            yield MaskGridView(doc, glyphs, id="mask-grid")
+            with Container(id="mask-lower"):
+                yield MaskBarsView(doc, glyphs, id="mask-bars")
+                yield MaskExplainView(doc, glyphs, id="mask-explain")
+        yield KeyBar(glyphs, id="mask-keys")
+
+    def on_mount(self) -> None:
+        self.set_class(self.glyphs is ASCII, "-ascii")
+        if self.glyphs is ASCII:
+            self.query_one("#mask-title").styles.text_style = "bold"
+        self._fit()
+        self._show(self.state)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The grid's height, and the cells an overview may take (auto)."""
+        width, height = self.size
+        if width <= 0:
+            return
+        grid_h = self._grid_room()
+        tables = self.doc.tables
+        probe = self.__dict__.setdefault("_probe", CellSource(tables, "user"))  # its scan is kept on it
+        frozen = TableBlock(probe, Palette(glyphs=self.glyphs), self.state.lang, 0, 1).frozen
+        half = (width - 3 - GAP) // 2  # the pane's padding and scrollbar
+        self.state = self.state.with_fit(grid_h - GRID_CHROME, (half - frozen) // COMPACT)
+
+    def _chrome(self, state: MaskState) -> int:
+        """GRID_CHROME, and on cells the "cached / new" and PAD header lines."""
+        if not state.cells:
+            return GRID_CHROME
+        tables = self.doc.tables
+        groups = bool(tables.offset) and tables.causal
+        return GRID_CHROME + groups + (tables.pad_keys[0] < tables.pad_keys[1])
+
+    def _grid_room(self) -> int:
+        return max(8, int((self.size.height - 2) * GRID_SHARE))
+
+    def watch_state(self, old: MaskState | None, new: MaskState | None) -> None:
+        if new is not None and self.is_mounted:
+            self._show(new)
+
+    def _show(self, state: MaskState) -> None:
+        # The grid as tall as its rows need (a small mask leaves the room to the panes below).
+        grid = self.query_one("#mask-grid")
+        height = min(self._grid_room(), state.shape[0] + self._chrome(state))
+        if grid.styles.height is None or grid.styles.height.value != height:
+            grid.styles.height = height
+        for view in self.query("MaskGridView, MaskBarsView, MaskExplainView"):
+            view.model = state
+        self.query_one("#mask-keys", KeyBar).model = state
+        lang, tr = state.lang, Palette(glyphs=self.glyphs).tr
+        name = os.path.basename(self.doc.path)
+        title = tr(t("doctor_tui.title.bar", lang, file=name, view=view_line(state, lang, self.doc.tables.offset)))
+        if title != self.__dict__.get("_title"):
+            self._title = title
+            self.query_one("#mask-title", Static).update(title, layout=False)  # one line, always
+        width = self.size.width or 80
+        for selector, key in (("#mask-grid", "doctor_tui.panel.grid"), ("#mask-bars", "tui.panel.bars"),
+                              ("#mask-explain", "tui.panel.explain")):
+            pane = self.query_one(selector)
+            title = pane_title(t(key, lang), "", pane.outer_size.width or width, self.glyphs)
+            if pane.border_title is None or str(pane.border_title) != title:
+                pane.border_title = title
+
+    # -- actions (the command table's "mask" rows) -----------------------------------
+    def action_row(self, delta: int) -> None:
+        self.state = self.state.move(delta, 0)
+
+    def action_mask_col(self, delta: int) -> None:
+        self.state = self.state.move(0, delta)
+
+    def action_mask_block(self, step: int) -> None:
+        self.state = self.state.resize(step)
+
+    def action_mask_auto(self) -> None:
+        self.state = self.state.toggle_auto()
+
+    def action_mask_drill(self) -> None:
+        self.state = self.state.drill()
+
+    def action_mask_back(self) -> None:
+        if self.state.window is not None:
+            self.state = self.state.back()
+        else:
+            self.app.pop_screen()
+
+    def action_toggle_language(self) -> None:
+        lang = LANGS[(LANGS.index(self.state.lang) + 1) % len(LANGS)]
+        self.state = self.state.with_lang(lang)
+        app = self.app
+        if getattr(app, "model", None) is not None and app.model.lang != lang:
+            app.action_toggle_language()  # the figure under this screen follows
+
+    def action_help(self) -> None:
+        self.app.action_help()
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_open_scenario(self) -> None:
+        self.app.action_open_scenario()
+
+    def action_scroll_grid(self, dx: int, dy: int) -> None:
+        self.query_one("#mask-grid").scroll_relative(x=dx or None, y=dy or None, animate=False)
+
+    def action_scroll_bars(self, pages: int) -> None:
+        bars = self.query_one("#mask-bars")
+        bars.scroll_relative(y=pages * max(1, bars.size.height - 1), animate=False)
+
+    def action_scroll_side(self, pages: int) -> None:
+        pane = self.query_one("#mask-explain")
+        if pages < 0:
+            pane.scroll_page_up(animate=False)
+        else:
+            pane.scroll_page_down(animate=False)
+
+
+def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
+    """Mask mode on `doc` (a mask mode already open gives way to it)."""
+    if isinstance(app.screen, MaskScreen):
+        app.pop_screen()
+    screen = MaskScreen(doc, app.model.lang, app.glyphs, size)
+    app.push_screen(screen)
+    return screen
+
+
+def open_mask_file(app, path: str) -> bool:
+    """`o` with a mask file: mask mode on it, or the doctor's one-line
+    reason in a notice (what is on screen stays)."""
+    lang = app.model.lang
+    try:
+        doc = open_mask(path)
+    except MaskattnError as e:
+        app.notify(e.message(lang), title=t("doctor_tui.open_failed", lang), severity="error", markup=False,
+                   timeout=10)
+        return False
+    show_mask(app, doc)
+    app.notify(t("doctor_tui.opened", lang, file=path), markup=False)
+    return True

@@ -1,0 +1,215 @@
+"""Mask mode's three line-API views, bound to a MaskState (model/
+mask_model.py) instead of the app model: the two tables side by side, the
+bars of the selected row, the explanation. They reuse LinesView's drawing
+(render_line draws only the lines in view) and the doctor's sources.
+
+A move of the selection keeps the grid's blocks and repaints the two
+rows' lines (and scrolls to the selection); the bars and the explanation
+are small and drawn again."""
+
+from __future__ import annotations
+
+from textual.geometry import Size
+
+from maskattn_tui.doctor.mask_open import MaskDoc
+from maskattn_tui.doctor.mask_source import BlockSource, CellSource, Window
+from maskattn_tui.doctor.mask_tables import REASONS
+from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections, user_title
+from maskattn_tui.i18n import t
+from maskattn_tui.model.mask_model import MaskState
+from maskattn_tui.render.grid_lines import Block, TextBlock
+from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
+from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
+
+MASK_CSS = """
+    & > .mask--hidden { background: $panel-lighten-2; color: $text; text-style: bold; }
+    & > .mask--block-full { background: $success-darken-3; color: $success; }
+    & > .mask--block-partial { background: $panel; color: $warning; }
+    & > .mask--block-empty { color: $foreground-muted; }
+"""
+
+
+def css(name: str) -> str:
+    return name + " {" + FIGURE_CSS + MASK_CSS + "}"
+
+
+class MaskView(LinesView):
+    """A LinesView of a mask document; `model` is the MaskState."""
+
+    def __init__(self, doc: MaskDoc, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.doc = doc
+
+    def width(self) -> int:
+        """The width lines are drawn for (the scrollbar's gutter excluded)."""
+        return max(8, self.scrollable_content_region.width)
+
+    def update_figure(self, old: MaskState | None) -> None:
+        """A new key (block size, drill-down, language, width...): build and
+        lay out; the same key: the selection moved (`row_moved`)."""
+        state = self.model
+        if state is None or not self.is_mounted or self.size.width <= 0:
+            return
+        key = self.figure_key(state)
+        if key == self._figure_key and self.figure is not None:
+            if old is not None and old != state:
+                self.figure = self.build(state)
+                self.row_moved(old, state)
+            return
+        self._figure_key = key
+        self.figure = self.build(state)
+        size = self.frame_size(state)
+        if size != self.virtual_size:
+            self.virtual_size = size
+        self.refresh()
+
+    def held_size(self, state: MaskState) -> Size:
+        """As tall as the tallest figure of this view (block size, drill-down,
+        language, width): a move never shrinks it, so a new virtual size,
+        and the layout of the whole screen it costs, is rare."""
+        assert self.figure is not None
+        key = (state.size, state.window, state.lang, self.width())
+        held = self.__dict__.get("_held")
+        height = self.figure.height if held is None or held[0] != key else max(held[1], self.figure.height)
+        self._held = (key, height)
+        return Size(self.width(), height)
+
+
+class MaskGridView(MaskView):
+    DEFAULT_CSS = css("MaskGridView")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._built: tuple[object, Twin] | None = None
+        self._sources: dict[object, tuple] = {}
+
+    def sources(self, state: MaskState) -> tuple:
+        """The user's and the rule's source for the view (kept: their tiles
+        and block counts are what a move reads)."""
+        key = (state.size, state.window)
+        if key not in self._sources:
+            tables = self.doc.tables
+            if state.cells:
+                window = Window(*state.window) if state.window is not None else None
+                pair = (CellSource(tables, "user", window), CellSource(tables, "rule", window))
+            else:
+                pair = (BlockSource(tables, "user", state.size), BlockSource(tables, "rule", state.size))
+            if len(self._sources) > 8:
+                self._sources.clear()
+            self._sources[key] = pair
+        return self._sources[key]
+
+    def figure_key(self, state: MaskState) -> object:
+        return (state.size, state.window, state.lang, self.width())
+
+    def build(self, state: MaskState) -> Block:
+        key = self.figure_key(state)
+        if self._built is not None and self._built[0] == key:
+            twin = self._built[1]
+        else:
+            twin = self._twin(state)
+            self._built = (key, twin)
+            self.fixed_lines = twin.header
+        twin.select(state.row, state.col)
+        return twin
+
+    def _twin(self, state: MaskState) -> Twin:
+        palette, lang = self.palette(), state.lang
+        user, rule = self.sources(state)
+        probe = MaskTableBlock(user, palette, lang, state.row, 1)
+        cw = cell_width(user, palette, lang, (self.width() - GAP) // 2, probe.frozen)
+        titles = (palette.tr(user_title(self.doc.tables, lang)), palette.tr(rule_title(self.doc.tables, lang)))
+        left, right = (MaskTableBlock(src, palette, lang, state.row, cw, title=title, col=state.col)
+                       for src, title in zip((user, rule), titles))
+        return Twin(left, right, self.width())
+
+    def frame_size(self, state: MaskState) -> Size:
+        assert isinstance(self.figure, Twin)
+        return Size(self.figure.scroll_width(self.width()), self.figure.height)
+
+    def row_moved(self, old: MaskState, new: MaskState) -> None:
+        figure = self.figure
+        assert isinstance(figure, Twin)
+        for row in {old.row, new.row}:
+            for y in figure.row_lines(row):
+                self.refresh_content_line(y)
+        self.reveal(new)
+
+    def reveal(self, state: MaskState) -> None:
+        """Scroll so that the selected cell is in view under the header and
+        right of the row labels."""
+        figure = self.figure
+        if not isinstance(figure, Twin):
+            return
+        y = figure.header + state.row
+        top = int(self.scroll_y)
+        shown = self.scrollable_content_region.height - self.fixed_lines
+        target_y = top
+        if y - self.fixed_lines < top:
+            target_y = max(0, y - self.fixed_lines)
+        elif shown > 0 and y - self.fixed_lines >= top + shown:
+            target_y = y - self.fixed_lines - shown + 1
+        target_x = figure.reveal_x(int(self.scroll_x), self.width(), state.col)
+        if (target_x, target_y) != (int(self.scroll_x), top):
+            self.scroll_to(x=target_x, y=target_y, animate=False, immediate=True)
+
+    def update_figure(self, old) -> None:
+        super().update_figure(old)
+        if self.model is not None and isinstance(self.figure, Twin):
+            self.reveal(self.model)
+
+
+class MaskBarsView(MaskView):
+    DEFAULT_CSS = css("MaskBarsView")
+
+    def figure_key(self, state: MaskState) -> object:
+        return (state.place, state.size, state.window, state.lang, self.width(), self.size.height)
+
+    def keys_shown(self, state: MaskState, room: int) -> list[int]:
+        """Keys around the selected one (cells); on blocks, the row's
+        largest weights (a block's own keys are mostly hidden ones)."""
+        if not state.cells:
+            return self.doc.weights(state.place[0]).largest(room)
+        keys = self.doc.tables.keys
+        c0 = max(0, min(state.place[1] - room // 2, keys - room))
+        return list(range(c0, min(keys, c0 + room)))
+
+    def build(self, state: MaskState) -> Block:
+        palette, lang, tables = self.palette(), state.lang, self.doc.tables
+        row = state.place[0]
+        weights = self.doc.weights(row)
+        room = max(1, self.scrollable_content_region.height - 3)
+        shown = self.keys_shown(state, room)
+        caption = bars_caption(weights, shown, lang, largest=not state.cells)
+        if weights.empty or not shown:
+            return bar_lines(caption, [], 1.0, palette, lang, self.width())
+        caption.append(t("doctor_tui.bars.scale", lang))
+        c0, c1 = min(shown), max(shown) + 1
+        reasons = tables.reasons("user", row, row + 1, c0, c1)[0]  # one row's run of keys
+        keys = [(k, REASONS[int(reasons[k - c0])], float(weights.weights[k])) for k in shown]
+        scale = float(weights.weights.max())
+        return bar_lines(caption, keys, scale, palette, lang, self.width())
+
+    def row_moved(self, old: MaskState, new: MaskState) -> None:
+        self.refresh()
+
+    def frame_size(self, state: MaskState) -> Size:
+        return self.held_size(state)
+
+
+class MaskExplainView(MaskView):
+    DEFAULT_CSS = css("MaskExplainView")
+
+    def figure_key(self, state: MaskState) -> object:
+        return (state, self.width())
+
+    def build(self, state: MaskState) -> Block:
+        palette = self.palette()
+        found = sections(self.doc.tables, self.doc.info, state, state.lang, palette.cell_glyph)
+        return TextBlock(section_lines(found, palette, self.width()))
+
+    def row_moved(self, old: MaskState, new: MaskState) -> None:
+        self.refresh()
+
+    def frame_size(self, state: MaskState) -> Size:
+        return self.held_size(state)
