@@ -50,7 +50,11 @@ def cell_glyph(palette: Palette, reason: str, width: int) -> str:
     glyph = palette.cell_glyph(reason)
     if cell_len(glyph) <= width:
         return glyph
-    return COMPACT_GLYPH.get(reason, SEVERAL_GLYPH)
+    if reason in COMPACT_GLYPH:
+        return COMPACT_GLYPH[reason]
+    # several rules' letters do not fit: '#' (the legend says so); a wide
+    # glyph of one meaning (a block's ▒▒) keeps its first column
+    return SEVERAL_GLYPH if "+" in reason else glyph[:1]
 
 
 def merged(segments) -> Line:
