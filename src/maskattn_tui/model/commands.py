@@ -67,6 +67,12 @@ COMMANDS: tuple[Command, ...] = (
        "experiments", 3, "tui.x.short.experiments"),
     _c("causal_off", "4", "4", "toggle_experiment('causal-off')", ONLY_EXPLORE, "tui.x.key.causal_off",
        "experiments", 3, "tui.x.short.experiments"),
+    _c("window_off_by_one", "5", "5", "toggle_experiment('window-off-by-one')", ONLY_EXPLORE,
+       "tui.x.key.window_off_by_one", "experiments", 3, "tui.x.short.experiments"),
+    _c("positions_only", "6", "6", "toggle_experiment('positions-only')", ONLY_EXPLORE,
+       "tui.x.key.positions_only", "experiments", 3, "tui.x.short.experiments"),
+    _c("chunk_history", "7", "7", "toggle_experiment('chunk-history')", ONLY_EXPLORE,
+       "tui.x.key.chunk_history", "experiments", 3, "tui.x.short.experiments"),
     _c("lens", "a", "a", "toggle_lens", ONLY_EXPLORE, "tui.x.key.lens", "lens", 5, "tui.x.short.lens"),
     _c("save", "s", "s", "save_scenario", ONLY_EXPLORE, "tui.x.key.save", "save", 7, "tui.x.short.save",
        "tui.x.cmd.save"),
@@ -132,7 +138,7 @@ def footer_entries(mode: str) -> list[FooterEntry]:
             entries[c.slot] = FooterEntry(e.slot, keys, e.short, min(e.priority, c.priority or 0))
         else:
             entries[c.slot] = FooterEntry(c.slot, (c.display,), c.short or "", c.priority or 0)
-    # Experiments: "1-4" rather than four keys.
+    # Experiments: "1-7" rather than seven keys.
     if "experiments" in entries:
         e = entries["experiments"]
         entries["experiments"] = FooterEntry(e.slot, (f"{e.keys[0]}-{e.keys[-1]}",), e.short, e.priority)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from maskattn_tui.model.commands import BY_ID, COMMANDS, Command
 
 #: Explore mode's keys as the panel names them ("x.<command id>").
-EXPLORE_IDS = ("explore", "save", "open", "leak_probe", "offset_bug", "polarity_bug", "causal_off", "lens", "leave")
+EXPLORE_IDS = ("explore", "save", "open", "leak_probe", "offset_bug", "polarity_bug", "causal_off",
+               "window_off_by_one", "positions_only", "chunk_history", "lens", "leave")
 
 
 @dataclass(frozen=True)

@@ -252,7 +252,7 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         ascii = self.glyphs.box == "ASCII"
         for name in EXPERIMENTS:
             label = self.tr(t(f"tui.x.experiment.{name}", lang))
-            if EXPERIMENT_KEYS[name] in _BOUND:  # the app binds a key to the first four
+            if EXPERIMENT_KEYS[name] in _BOUND:  # every experiment has a key (1-7)
                 label = f"{key_text(by_id(EXPERIMENT_KEYS[name]), ascii)} {label}"
             else:
                 label = f"  {label}"  # aligned with the keyed ones
