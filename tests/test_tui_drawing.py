@@ -12,6 +12,7 @@ import pytest
 
 from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.render.grid_lines import TableBlock
+from maskattn_tui.i18n import t
 from maskattn_tui.render.palette import default_palette
 from maskattn_tui.render.table_source import SyntheticSource
 from maskattn_tui.tui import make_app
@@ -120,3 +121,16 @@ async def test_the_collector_is_resumed_after_the_first_screen():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+@pytest.mark.parametrize("x", range(0, 24))
+def test_a_group_tag_scrolled_sideways_is_whole_or_not_cut_from_the_front(x):
+    """Scrolled by a part of a column, the "cache" tag starts after the part
+    scrolled out of view (it was drawn from the column's start and lost its
+    first letters: "he")."""
+    source = SyntheticSource(32, 64)  # 32 cached keys: a "cache" run, then "new"
+    block = TableBlock(source, default_palette(), "en", 0, cell_width=6)
+    y = block.kinds.index("groups") + len(block.titles)
+    text = "".join(s.text for s in block.window(y, x=x, width=80))[block.frozen:]
+    tag = t("render.cached", "en")
+    assert text.strip().startswith(tag), (x, text)

@@ -263,12 +263,16 @@ async def test_a_32_plus_32_row_fits_at_160_columns_in_compact_cells_and_c_switc
         cells = row.split("│", 1)[1].strip()
         assert len(cells) == 64 and set(cells) == {"✓", "F"}  # every key, a glyph each
         assert grid.max_scroll_x == 0
+        note = t("tui.panel.grid_compact", "en")
+        pane = grid  # the grid widget carries its pane title
+        assert note in str(pane.border_title)
         await pilot.press("c")
         await settle(pilot)
         assert not grid.compact and grid.max_scroll_x > 0  # full cells: the row scrolls sideways
+        assert note not in str(pane.border_title)  # the title follows at once, not one c late
         await pilot.press("c")
         await settle(pilot)
-        assert grid.compact
+        assert grid.compact and note in str(pane.border_title)
 
 
 def test_the_figure_alone_imports_no_explore_code():

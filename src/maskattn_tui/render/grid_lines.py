@@ -234,7 +234,7 @@ class TableBlock(Block):
         # and a plain gap: neighbours stay apart.
         return [Segment(set_cell_size(" " + glyph_text, cw - 1), style), Segment(" ")]
 
-    def _header_cols(self, kind: str, c0: int, c1: int) -> Line:
+    def _header_cols(self, kind: str, c0: int, c1: int, skip: int = 0) -> Line:
         src, p, cw = self.source, self.palette, self.cw
         out: Line = []
         if kind == "labels":
@@ -256,25 +256,27 @@ class TableBlock(Block):
             return out
         # groups: the tag word at the first column of its run in view (so it
         # stays in view when the grid scrolls sideways), whole or by its
-        # first letter where the run is narrower than the word
+        # first letter where the run is narrower than the word; `skip` cells
+        # of the first column are scrolled out of view, so the word starts after them
         for a, b, g in self.groups:
             lo, hi = max(a, c0), min(b, c1)
             if lo >= hi:
                 continue
             tag = p.t("render.cached" if g == "cached" else "render.new", self.lang)
-            room = (hi - lo) * cw
+            lead = skip if lo == c0 else 0
+            room = (hi - lo) * cw - lead
             word = " " + tag if cell_len(tag) < room else tag if cell_len(tag) <= room else tag[:1]
-            out.append(Segment(set_cell_size(word, room), p.style(g)))
+            out.append(Segment(" " * lead + set_cell_size(word, max(0, room)), p.style(g)))
         return out
 
-    def _line(self, y: int, c0: int, c1: int) -> Line:
+    def _line(self, y: int, c0: int, c1: int, skip: int = 0) -> Line:
         if y < len(self.titles):
             return list(self.titles[y])
         y -= len(self.titles)
         kinds = self.kinds
         if y < len(kinds):
             label = self._label(self.axis if y == 0 else "", self.palette.style("header"))
-            return label + self._header_cols(kinds[y], c0, c1)
+            return label + self._header_cols(kinds[y], c0, c1, skip)
         r = y - len(kinds)
         return self._row_label(r) + merged(seg for c in range(c0, c1) for seg in self._cell(r, c))
 
@@ -287,9 +289,9 @@ class TableBlock(Block):
         room = max(0, width - self.frozen)
         c0 = max(0, x // self.cw)
         c1 = min(self.source.cols, -(-(x + room) // self.cw))
-        line = self._line(y, c0, c1)
-        head, rest = (list(Segment.divide(line, [self.frozen, 10**9])) + [[], []])[:2]
         skip = x - c0 * self.cw
+        line = self._line(y, c0, c1, skip)
+        head, rest = (list(Segment.divide(line, [self.frozen, 10**9])) + [[], []])[:2]
         _, shown = (list(Segment.divide(rest, [skip, skip + room])) + [[], []])[:2]
         return pad_to(head, min(width, self.frozen)) + pad_to(shown, room)
 

@@ -227,6 +227,10 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     def watch_model(self, old: AppModel | None, new: AppModel) -> None:
         if old is None:
             return
+        # The grid's binding is updated after this watcher; the layout and the
+        # grid's title below read its figure, so it must see `new` first (else
+        # the title said "compact cells" one `c` late).
+        self.query_one("#grid", GridView).model = new
         if (old.player.playing, old.player.dwell) != (new.player.playing, new.player.dwell):
             self._sync_timer()
         if old.mode != new.mode or old.side_pane != new.side_pane:
