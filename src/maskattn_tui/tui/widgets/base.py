@@ -141,13 +141,22 @@ class LinesView(ScrollView, can_focus=False):
     #: The content width tui.layout planned for this pane (None: unknown).
     planned: int | None = None
 
+    def drawable(self) -> bool:
+        """May the figure be built now? (A view that lays out by its own
+        width waits for its first layout.)"""
+        return True
+
+    def selection_moved(self, old, new) -> bool:
+        """With the same figure key: did only the selection move (the player's row)?"""
+        return old.player.row != new.player.row
+
     def update_figure(self, old: AppModel | None) -> None:
         model = self.model
-        if model is None or not self.is_mounted:
+        if model is None or not self.is_mounted or not self.drawable():
             return
         key = self.figure_key(model)
         if key == self._figure_key and self.figure is not None:
-            if old is not None and old.player.row != model.player.row:
+            if old is not None and self.selection_moved(old, model):
                 self.figure = self.build(model)
                 self.row_moved(old, model)
             return

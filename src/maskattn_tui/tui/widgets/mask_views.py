@@ -44,24 +44,13 @@ class MaskView(LinesView):
         """The width lines are drawn for (the scrollbar's gutter excluded)."""
         return max(8, self.scrollable_content_region.width)
 
-    def update_figure(self, old: MaskState | None) -> None:
-        """A new key (block size, drill-down, language, width...): build and
-        lay out; the same key: the selection moved (`row_moved`)."""
-        state = self.model
-        if state is None or not self.is_mounted or self.size.width <= 0:
-            return
-        key = self.figure_key(state)
-        if key == self._figure_key and self.figure is not None:
-            if old is not None and old != state:
-                self.figure = self.build(state)
-                self.row_moved(old, state)
-            return
-        self._figure_key = key
-        self.figure = self.build(state)
-        size = self.frame_size(state)
-        if size != self.virtual_size:
-            self.virtual_size = size
-        self.refresh()
+    def drawable(self) -> bool:
+        return self.size.width > 0  # lines are drawn for the laid-out width
+
+    def selection_moved(self, old: MaskState, new: MaskState) -> bool:
+        """A new key (block size, drill-down, language, width...) is built and
+        laid out anew; with the same key, any other change moved the selection."""
+        return old != new
 
     def held_size(self, state: MaskState) -> Size:
         """As tall as the tallest figure of this view (block size, drill-down,
