@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Static
 
 from maskattn_tui.doctor.mask_open import MaskDoc, open_mask
@@ -29,6 +28,7 @@ from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.render.grid_lines import TableBlock
 from maskattn_tui.render.mask_lines import COMPACT, GAP
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
+from maskattn_tui.tui.themed import ThemedScreen, themed_css
 from maskattn_tui.tui.widgets.keybar import KeyBar
 from maskattn_tui.tui.widgets.mask_views import MaskBarsView, MaskExplainView, MaskGridView
 from maskattn_tui.tui.widgets.panes import pane_title
@@ -45,7 +45,7 @@ def binding(command: Command) -> Binding:
                    key_display=command.display, id=command.id)
 
 
-class MaskScreen(Screen):
+class MaskScreen(ThemedScreen):
     BINDINGS = [binding(c) for c in COMMANDS if MASK in c.modes]
     DEFAULT_CSS = """
     MaskScreen { layout: vertical; }
@@ -62,7 +62,7 @@ class MaskScreen(Screen):
     MaskScreen.-ascii MaskGridView, MaskScreen.-ascii MaskBarsView, MaskScreen.-ascii MaskExplainView {
         border-top: ascii $primary;
     }
-    """
+    """ + themed_css("MaskScreen")  # the figure's and mask mode's meanings (tui/themed.py)
 
     state: reactive[MaskState | None] = reactive(None, always_update=False, repaint=False)
 

@@ -7,10 +7,10 @@ is available in the present mode."""
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.screen import Screen
 
 from maskattn_tui.i18n import t
 from maskattn_tui.model.commands import BOTH, COMMANDS, Command
+from maskattn_tui.tui.themed import ThemedScreen, themed_css
 
 
 def binding(command: Command) -> Binding:
@@ -20,7 +20,8 @@ def binding(command: Command) -> Binding:
                    key_display=command.display, id=command.id)
 
 
-class FigureScreen(Screen):
+class FigureScreen(ThemedScreen):
+    DEFAULT_CSS = themed_css("FigureScreen")  # the figure's meanings (tui/themed.py)
     # Mask mode's own keys are bound on its screen (tui/mask_screen.py).
     BINDINGS = [binding(c) for c in COMMANDS if c.id != "quit" and c.modes & BOTH] + [
         # q quits from the figure; the App's own ctrl+q stays as Textual has it.

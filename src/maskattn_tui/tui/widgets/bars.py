@@ -8,11 +8,10 @@ from textual.geometry import Size
 from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.bar_lines import bar_block
 from maskattn_tui.render.grid_lines import Block
-from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
+from maskattn_tui.tui.widgets.base import LinesView
 
 
 class BarsView(LinesView):
-    DEFAULT_CSS = "BarsView {" + FIGURE_CSS + "}"
 
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).

@@ -1,12 +1,12 @@
 """What the app's widgets share: the bound app model, and for the figure's
-line-API widgets a Palette read from component classes (so from the theme)
-and the line-drawing scaffold: a figure of blocks (render.grid_lines) shown
-through `render_line`, a row move repainting only the lines that changed."""
+line-API widgets a Palette of the theme's styles (tui/themed.py, read from
+their screen) and the line-drawing scaffold: a figure of blocks
+(render.grid_lines) shown through `render_line`, a row move repainting only
+the lines that changed."""
 
 from __future__ import annotations
 
 from rich.segment import Segment
-from rich.style import Style
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -15,36 +15,8 @@ from textual.widget import Widget
 
 from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.grid_lines import Block
-from maskattn_tui.render.palette import DEFAULT_STYLES, UNICODE, Glyphs, Palette
-
-#: The render meanings, in the order of render.palette.DEFAULT_STYLES.
-MEANINGS: tuple[str, ...] = tuple(DEFAULT_STYLES)
-
-
-def component_class(meaning: str) -> str:
-    """'future+pad' -> 'mask--future-pad', 'bar.blocked' -> 'mask--bar-blocked'."""
-    return "mask--" + meaning.replace("+", "-").replace(".", "-")
-
-
-FIGURE_CSS = """
-    & > .mask--allowed { background: $success-darken-2; color: $text; text-style: bold; }
-    & > .mask--future { background: $error-darken-2; color: $text; text-style: bold; }
-    & > .mask--pad { background: $warning-darken-3; color: $text; text-style: bold; }
-    & > .mask--future-pad { background: $secondary-darken-2; color: $text; text-style: bold; }
-    & > .mask--focus { text-style: bold; }
-    & > .mask--selected { text-style: bold underline; color: $accent; }
-    & > .mask--header { text-style: bold; }
-    & > .mask--dim { text-style: dim; }
-    & > .mask--cached { color: $primary-lighten-2; }
-    & > .mask--new { text-style: bold; }
-    & > .mask--bar { color: $success; }
-    & > .mask--bar-blocked { color: $error; }
-    & > .mask--bar-empty { color: $foreground-muted; }
-    & > .mask--number { text-style: bold; }
-    & > .mask--diff { background: $primary-darken-2; color: $text; text-style: bold; }
-    & > .mask--warning { color: $error; text-style: bold; }
-    & > .mask--title { text-style: bold; }
-"""
+from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
+from maskattn_tui.tui.themed import forget_palette, themed_palette
 
 
 class ModelView(Widget):
@@ -75,7 +47,6 @@ class LinesView(ScrollView, can_focus=False):
     frame's (`frame_for`), the same for every step, so stepping lays
     nothing out again."""
 
-    COMPONENT_CLASSES = {component_class(m) for m in MEANINGS}
     model: reactive[AppModel | None] = reactive(None, repaint=False)
     #: Lines at the top held still when scrolling down.
     fixed_lines = 0
@@ -103,6 +74,7 @@ class LinesView(ScrollView, can_focus=False):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.glyphs.box == "ASCII":
             from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 
@@ -110,19 +82,13 @@ class LinesView(ScrollView, can_focus=False):
 
     # -- palette -------------------------------------------------------------------
     def palette(self) -> Palette:
-        theme = self.app.theme
-        cached = self.__dict__.get("_palette")
-        if cached is None or cached[0] != theme:
-            styles: dict[str, Style] = {
-                m: self.get_component_rich_style(component_class(m), partial=True) for m in MEANINGS
-            }
-            cached = self._palette = (theme, Palette(styles=styles, glyphs=self.glyphs))
-        return cached[1]
+        return themed_palette(self, self.glyphs)
 
-    def notify_style_update(self) -> None:
-        self.__dict__.pop("_palette", None)
-        self._figure_key = None
-        super().notify_style_update()
+    def _theme_changed(self, _theme) -> None:
+        # Sent after the new theme's CSS is applied: the palette is read anew
+        # and, being a new key, the figure drawn again.
+        forget_palette(self)
+        self.update_figure(None)
 
     # -- updating ------------------------------------------------------------------
     def watch_model(self, old: AppModel | None, new: AppModel | None) -> None:
@@ -154,7 +120,9 @@ class LinesView(ScrollView, can_focus=False):
         model = self.model
         if model is None or not self.is_mounted or not self.drawable():
             return
-        key = self.figure_key(model)
+        # The palette is part of the key: cached per theme, it changes with it
+        # (not with every style update, which would draw the figure again).
+        key = (self.figure_key(model), self.palette())
         if key == self._figure_key and self.figure is not None:
             if old is not None and self.selection_moved(old, model):
                 self.figure = self.build(model)

@@ -12,7 +12,7 @@ from maskattn_tui.lesson.f12 import Figure
 from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.grid_lines import Block, Line, TextBlock, glue, wrap_text
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
+from maskattn_tui.tui.widgets.base import LinesView
 
 
 def caption_lines(view, lang: str, palette: Palette, width: int) -> list[Line]:
@@ -32,7 +32,6 @@ def section_lines(figure: Figure, lang: str, palette: Palette, width: int) -> li
 
 
 class ExplainView(LinesView):
-    DEFAULT_CSS = "ExplainView {" + FIGURE_CSS + "}"
 
     def __init__(self, figure: Figure, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -14,7 +14,7 @@ from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.figure_lines import Room, build_figure, frame_size
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.grid_lines import FULL_CELL_MIN, Block, Column, SideBySide, TableBlock, TextBlock
-from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
+from maskattn_tui.tui.widgets.base import LinesView
 
 
 def row_at(block: Block, y: int) -> int | None:
@@ -36,8 +36,6 @@ def row_at(block: Block, y: int) -> int | None:
 
 
 class GridView(LinesView):
-    DEFAULT_CSS = "GridView {" + FIGURE_CSS + "}"
-
     class RowClicked(Message):
         def __init__(self, row: int) -> None:
             super().__init__()

@@ -10,13 +10,12 @@ from textual.reactive import reactive
 
 from maskattn_tui.i18n import t
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.render.palette import Palette
-from maskattn_tui.tui.widgets.base import FIGURE_CSS, MEANINGS, ModelView, component_class
+from maskattn_tui.tui.themed import forget_palette, themed_palette
+from maskattn_tui.tui.widgets.base import ModelView
 
 
 class LabView(ModelView):
-    COMPONENT_CLASSES = {component_class(m) for m in MEANINGS}
-    DEFAULT_CSS = "LabView { height: auto; width: auto;" + FIGURE_CSS + "}"
+    DEFAULT_CSS = "LabView { height: auto; width: auto; }"
     model: reactive[AppModel | None] = reactive(None, repaint=False, layout=False)
 
     def shown(self, model: AppModel) -> object:
@@ -28,6 +27,13 @@ class LabView(ModelView):
     def watch_model(self, old: AppModel | None, new: AppModel | None) -> None:
         if new is not None and (old is None or self.shown(old) != self.shown(new)):
             self.refresh(layout=True)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme) -> None:
+        forget_palette(self)  # a new theme: its styles are read again
+        self.refresh(layout=True)
 
     def get_content_width(self, container, viewport) -> int:
         """As wide as its tables want (the pane scrolls sideways), never
@@ -47,8 +53,7 @@ class LabView(ModelView):
         from maskattn_tui.render.experiments import experiment_view
         from maskattn_tui.render.lens import api_lens_view
 
-        styles = {m: self.get_component_rich_style(component_class(m), partial=True) for m in MEANINGS}
-        palette = Palette(styles=styles, glyphs=self.glyphs)
+        palette = themed_palette(self, self.glyphs)
         session, lang = model.session, model.lang
         parts: list[RenderableType] = []
         for name in session.experiments:

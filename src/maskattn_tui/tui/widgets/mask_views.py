@@ -19,19 +19,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import MaskState
 from maskattn_tui.render.grid_lines import Block, TextBlock
 from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
-from maskattn_tui.tui.widgets.base import FIGURE_CSS, LinesView
-
-MASK_CSS = """
-    & > .mask--hidden { background: $panel-lighten-2; color: $text; text-style: bold; }
-    & > .mask--block-full { background: $success-darken-3; color: $success; }
-    & > .mask--block-partial { background: $panel; color: $warning; }
-    & > .mask--block-empty { color: $foreground-muted; }
-"""
-
-
-def css(name: str) -> str:
-    return name + " {" + FIGURE_CSS + MASK_CSS + "}"
-
+from maskattn_tui.tui.widgets.base import LinesView
 
 class MaskView(LinesView):
     """A LinesView of a mask document; `model` is the MaskState."""
@@ -65,8 +53,6 @@ class MaskView(LinesView):
 
 
 class MaskGridView(MaskView):
-    DEFAULT_CSS = css("MaskGridView")
-
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._built: tuple[object, Twin] | None = None
@@ -92,7 +78,7 @@ class MaskGridView(MaskView):
         return (state.size, state.window, state.lang, self.width())
 
     def build(self, state: MaskState) -> Block:
-        key = self.figure_key(state)
+        key = (self.figure_key(state), self.palette())
         if self._built is not None and self._built[0] == key:
             twin = self._built[1]
         else:
@@ -149,8 +135,6 @@ class MaskGridView(MaskView):
 
 
 class MaskBarsView(MaskView):
-    DEFAULT_CSS = css("MaskBarsView")
-
     def figure_key(self, state: MaskState) -> object:
         return (state.place, state.size, state.window, state.lang, self.width(), self.size.height)
 
@@ -187,8 +171,6 @@ class MaskBarsView(MaskView):
 
 
 class MaskExplainView(MaskView):
-    DEFAULT_CSS = css("MaskExplainView")
-
     def figure_key(self, state: MaskState) -> object:
         return (state, self.width())
 
