@@ -80,6 +80,19 @@ class LinesView(ScrollView, can_focus=False):
 
             use_ascii_scrollbars(self)
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Performance: Textual's ScrollView compares the virtual size the
+        # layout passes (for a view without children, its content region)
+        # with the one this view set, so for a figure taller or wider than
+        # its pane they differ on every layout pass of the screen, and its
+        # scrollbars were repainted each time: one more frame after the
+        # first paint, and after every toast. Only a real change goes on.
+        seen = (size, self.virtual_size, container_size)
+        if seen == self.__dict__.get("_sized"):
+            return False
+        self._sized = seen
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     # -- palette -------------------------------------------------------------------
     def palette(self) -> Palette:
         return themed_palette(self, self.glyphs)
