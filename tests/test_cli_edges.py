@@ -79,6 +79,23 @@ def test_a_reader_that_leaves_early_is_not_an_error(argv):
     assert err == ""
 
 
+# --- a closed stdout (`>&-`) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["print"], ["json"], ["check"], ["doctor", "mask.txt"],
+                                  ["export", "--out", "frames"]], ids=["print", "json", "check", "doctor", "export"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_closed_stdout_is_one_line_and_exit_2(argv, lang, tmp_path):
+    (tmp_path / "mask.txt").write_text("1 0\n1 1\n")
+    # The child starts with file descriptor 1 closed, as `maskattn-tui print >&-` does.
+    r = run(*argv, "--lang", lang, stdout=None, stderr=subprocess.PIPE, capture_output=False,
+            preexec_fn=lambda: os.close(1), cwd=tmp_path)
+    line = one_error_line(r)
+    assert f"'{argv[0]}'" in line or f"“{argv[0]}”" in line
+    assert ("standard output" in line) if lang == "en" else ("标准输出" in line)
+    assert not (tmp_path / "frames").exists()  # nothing started, nothing half-written
+
+
 # --- a stream that cannot encode --------------------------------------------------------
 
 

@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         settle_options(args, parser)
         lang = args.lang or env_lang
         args.owns_process = owns_process
+        if owns_process and args.command is not None and sys.stdout is None:  # `>&-`
+            raise CommandError("stdout_closed", command=args.command)
         if args.command in ("print", "json"):
             refuse_contradictions(args)
         if owns_process and args.command is None:
