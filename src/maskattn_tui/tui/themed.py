@@ -6,7 +6,8 @@ views (`ThemedScreen`), not on each view. Textual styles every component
 class of every node on each stylesheet pass, and the 25 classes on each of
 the figure's four views made about 300 style applications before the first
 paint (about 20 ms of 0.22 s); on the screen they are 21 per pass. A view
-reads them from its screen and keeps the Palette until the theme changes.
+reads them from its screen and keeps the Palette for as long as the theme
+is the same.
 Meanings without a rule here keep render.palette's DEFAULT_STYLES."""
 
 from __future__ import annotations
@@ -74,8 +75,3 @@ def themed_palette(node: DOMNode, glyphs: Glyphs) -> Palette:
         cached = (theme, Palette(styles=styles, glyphs=glyphs))
         node.__dict__["_themed_palette"] = cached
     return cached[1]
-
-
-def forget_palette(node: DOMNode) -> None:
-    """Drop `node`'s cached Palette (its styles changed)."""
-    node.__dict__.pop("_themed_palette", None)

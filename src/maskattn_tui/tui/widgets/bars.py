@@ -12,7 +12,6 @@ from maskattn_tui.tui.widgets.base import LinesView
 
 
 class BarsView(LinesView):
-
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).
         return (id(model.views), model.player.step, model.player.row, model.lang, self.content_width())

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.grid_lines import Block
 from maskattn_tui.render.palette import UNICODE, Glyphs, Palette
-from maskattn_tui.tui.themed import forget_palette, themed_palette
+from maskattn_tui.tui.themed import themed_palette
 
 
 class ModelView(Widget):
@@ -98,9 +98,8 @@ class LinesView(ScrollView, can_focus=False):
         return themed_palette(self, self.glyphs)
 
     def _theme_changed(self, _theme) -> None:
-        # Sent after the new theme's CSS is applied: the palette is read anew
-        # and, being a new key, the figure drawn again.
-        forget_palette(self)
+        # Sent after the new theme's CSS is applied: a new palette (cached per
+        # theme), so a new key, and the figure is drawn again.
         self.update_figure(None)
 
     # -- updating ------------------------------------------------------------------

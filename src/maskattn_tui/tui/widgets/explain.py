@@ -32,7 +32,6 @@ def section_lines(figure: Figure, lang: str, palette: Palette, width: int) -> li
 
 
 class ExplainView(LinesView):
-
     def __init__(self, figure: Figure, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.lesson = figure

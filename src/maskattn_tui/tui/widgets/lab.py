@@ -10,7 +10,7 @@ from textual.reactive import reactive
 
 from maskattn_tui.i18n import t
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.tui.themed import forget_palette, themed_palette
+from maskattn_tui.tui.themed import themed_palette
 from maskattn_tui.tui.widgets.base import ModelView
 
 
@@ -32,8 +32,7 @@ class LabView(ModelView):
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def _theme_changed(self, _theme) -> None:
-        forget_palette(self)  # a new theme: its styles are read again
-        self.refresh(layout=True)
+        self.refresh(layout=True)  # render() reads the new theme's palette
 
     def get_content_width(self, container, viewport) -> int:
         """As wide as its tables want (the pane scrolls sideways), never
