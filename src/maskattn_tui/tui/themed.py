@@ -67,11 +67,10 @@ def themed_palette(node: DOMNode, glyphs: Glyphs) -> Palette:
     theme = node.app.theme
     cached = node.__dict__.get("_themed_palette")
     if cached is None or cached[0] != theme:
-        screen = node.screen
-        host = screen if isinstance(screen, ThemedScreen) else None
-        styles: dict[str, Style] = {}
-        if host is not None:  # elsewhere (a bare test screen): the defaults
-            styles = {m: host.get_component_rich_style(component_class(m), partial=True) for m in THEMED}
+        host = node.screen  # a ThemedScreen: the views are composed only there
+        styles: dict[str, Style] = {
+            m: host.get_component_rich_style(component_class(m), partial=True) for m in THEMED
+        }
         cached = (theme, Palette(styles=styles, glyphs=glyphs))
         node.__dict__["_themed_palette"] = cached
     return cached[1]
