@@ -258,3 +258,14 @@ def test_off_by_one_diagonal_is_causal_with_leaks(tmp_path):
     d = diagnosed(tmp_path, np.tril(np.ones((6, 6), dtype=bool), 1))
     assert d.alignment.alignment == "bottom-right" and d.fit.name == "causal"
     assert d.leaks == tuple((r, r + 1) for r in range(5))
+
+
+def test_diagnose_is_the_function_after_the_module_is_imported():
+    import importlib
+
+    importlib.import_module("maskattn_tui.doctor.diagnosis")
+    from maskattn_tui import doctor
+    from maskattn_tui.doctor import diagnose as fn
+
+    assert callable(fn) and callable(doctor.diagnose)
+    assert fn(np.tril(np.ones((3, 3), dtype=bool))).polarity

@@ -14,15 +14,13 @@ numpy is imported only here (below), never by the rest of the package:
 Modules: read (files), text_table (printed tensors), representation,
 rows (row statistics), alignment (polarity x alignment), rules (rule
 tables), compare, patterns (window/chunk/prefix/documents/tree),
-diagnose, hf_pair, expect, blocks, report, cli."""
+diagnosis, hf_pair, expect, blocks, report, cli."""
 
-import sys
-import types
 from importlib import import_module
 
 _HOMES = {
     "load_mask": "read", "MaskInfo": "read",
-    "diagnose": "diagnose", "Diagnosis": "diagnose", "Finding": "diagnose",
+    "diagnose": "diagnosis", "Diagnosis": "diagnosis", "Finding": "diagnosis",
     "block_overview": "blocks",
     "expected_allowed": "expect", "ExpectOptions": "expect",
 }
@@ -36,18 +34,3 @@ def __getattr__(name: str):
     value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
     globals()[name] = value
     return value
-
-
-class _Package(types.ModuleType):
-    """Importing the submodule `doctor.diagnose` binds it on the package,
-    over the function `diagnose` of that name: keep the function (else
-    `from maskattn_tui.doctor import diagnose` gave the module, depending
-    on what was imported before)."""
-
-    def __setattr__(self, name: str, value) -> None:
-        if isinstance(value, types.ModuleType) and _HOMES.get(name) == name:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -120,7 +120,7 @@ def run(args, lang: str) -> int:
     if args.expect:
         return _run_expect(mask, info, args, lang)
     from maskattn_tui.doctor import report
-    from maskattn_tui.doctor.diagnose import diagnose
+    from maskattn_tui.doctor.diagnosis import diagnose
 
     diag = diagnose(mask, args.polarity, info)
     _write(report.dumps(report.to_json(diag, info, lang)) if args.json else report.human(diag, info, lang, mask))
@@ -129,7 +129,7 @@ def run(args, lang: str) -> int:
 
 def _run_hf(args, lang: str) -> int:
     from maskattn_tui.doctor import report
-    from maskattn_tui.doctor.diagnose import diagnose
+    from maskattn_tui.doctor.diagnosis import diagnose
     from maskattn_tui.doctor.hf_pair import hf_pair
 
     pair = hf_pair(list(args.attention_mask), args.position_ids, _hf_past(args))

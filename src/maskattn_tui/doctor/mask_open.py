@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.diagnose import diagnose
+from maskattn_tui.doctor.diagnosis import diagnose
 from maskattn_tui.doctor.mask_bars import RowWeights, check_scores, row_weights
 from maskattn_tui.doctor.mask_tables import MaskTables
 from maskattn_tui.doctor.read import MaskInfo, load_mask

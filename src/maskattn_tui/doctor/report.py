@@ -39,7 +39,7 @@ import numpy as np
 
 from maskattn_tui.doctor.blocks import FULL, PARTIAL, block_overview
 from maskattn_tui.doctor.compare import CELL_LIMIT
-from maskattn_tui.doctor.diagnose import Diagnosis, Finding
+from maskattn_tui.doctor.diagnosis import Diagnosis, Finding
 from maskattn_tui.i18n import t
 
 SCHEMA = "maskattn-doctor/1"
