@@ -16,15 +16,23 @@ import pytest
 
 pty = pytest.importorskip("pty")
 
+ENTER_ALT_SCREEN = b"\x1b[?1049h"
 LEAVE_ALT_SCREEN = b"\x1b[?1049l"
 SHOW_CURSOR = b"\x1b[?25h"
 MOUSE_OFF = b"\x1b[?1000l"
+FIRST_PAINT = b"\x1b[1;1H"
 
 
-def read_until_quiet(fd: int, quiet: float = 0.5, limit: float = 20.0) -> bytes:
+def read_until_quiet(fd: int, until: tuple[bytes, ...], quiet: float = 0.5, limit: float = 30.0) -> bytes:
+    """What the child writes: the first byte and every sequence of `until`
+    may take up to `limit` seconds (a loaded machine imports slowly); after
+    them, until nothing more comes for `quiet` seconds."""
     chunks, start = [], time.monotonic()
     while time.monotonic() - start < limit:
-        ready, _, _ = select.select([fd], [], [], quiet)
+        seen = b"".join(chunks)
+        waiting = not seen or any(marker not in seen for marker in until)
+        wait = limit - (time.monotonic() - start) if waiting else quiet
+        ready, _, _ = select.select([fd], [], [], max(0.0, wait))
         if not ready:
             break
         try:
@@ -45,11 +53,13 @@ def test_a_signal_restores_the_terminal(sig):
         env.update(TERM="xterm-256color", LANG="C.UTF-8", COLUMNS="80", LINES="24")
         os.execvpe(sys.executable, [sys.executable, "-m", "maskattn_tui", "--lang", "en"], env)
     try:
-        started = read_until_quiet(fd, quiet=1.0)
-        assert b"\x1b[?1049h" in started  # the app is up, in the alternate screen
+        # The first paint (cursor home, then text) comes after on_mount, which
+        # installs the signal handlers.
+        started = read_until_quiet(fd, until=(ENTER_ALT_SCREEN, FIRST_PAINT))
+        assert ENTER_ALT_SCREEN in started and FIRST_PAINT in started  # the app is up, in the alternate screen
         assert not termios.tcgetattr(fd)[3] & termios.ICANON  # and the tty is raw
         os.kill(pid, sig)
-        ending = read_until_quiet(fd, quiet=1.0)
+        ending = read_until_quiet(fd, until=(LEAVE_ALT_SCREEN, SHOW_CURSOR, MOUSE_OFF))
         _, status = os.waitpid(pid, 0)
         assert LEAVE_ALT_SCREEN in ending and SHOW_CURSOR in ending and MOUSE_OFF in ending
         assert os.waitstatus_to_exitcode(status) == 128 + sig
