@@ -41,7 +41,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.engine.rules import Pattern, document_starts
 from maskattn_tui.engine.visibility import VisibilityTable
 
-from maskattn_tui.explore.flex_source import mask_mod_source
+from maskattn_tui.explore.flex_source import mask_mod_source, run_mask_mod
 
 LENS_NAMES = (
     "sdpa-bool",
@@ -228,10 +228,9 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
         return _flash(table, lang, meaning, rows, cols)
     if name == "flex":
         p = _pattern(table)
-        past = cols - rows
-        source = mask_mod_source(past, rows, table.key_is_pad, p, ours)
+        source = mask_mod_source(table.query_positions, cols, table.key_is_pad, p, ours, lang)
         return _entry(
-            table, name, lang, ours,
+            table, name, lang, run_mask_mod(source, rows, cols),
             api="torch.nn.attention.flex_attention.create_block_mask", argument="mask_mod", dtype="source",
             shape=[rows, cols], meaning=meaning, value=source, empty_row=_empty(lang, ("flex", "zeros", "checked")),
             arguments={"WINDOW": p.window} if p.window is not None else {},
