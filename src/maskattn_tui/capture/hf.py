@@ -1,0 +1,148 @@
+"""Hugging Face attention, seen through transformers' own registries: the
+callable `AttentionInterface.get_interface` returns (eager, sdpa, flex or
+a custom implementation: every layer's attention_mask, sliding_window and
+softcap) and the mask builders of ALL_MASK_ATTENTION_FUNCTIONS (q/kv
+offsets and the padding mask the 4-D mask was built from). Both are put
+back as they were when capture ends. Without transformers: nothing."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import torch
+
+from maskattn_tui.capture import tables
+
+
+def _transformers():
+    """transformers, only if the user's program imported it (or can):
+    capture never makes a torch-only script import it."""
+    if "transformers" not in sys.modules:
+        try:
+            import transformers  # noqa: F401
+        except ImportError:
+            return None
+    try:
+        from transformers import masking_utils, modeling_utils
+    except ImportError:
+        return None
+    return modeling_utils, masking_utils
+
+
+class HfHooks:
+    def __init__(self, recorder) -> None:
+        self.recorder = recorder
+        self._undo: list = []
+        self._wrapped: dict = {}
+
+    def install(self) -> None:
+        found = _transformers()
+        if found is None:
+            return
+        modeling_utils, masking_utils = found
+        cls = modeling_utils.AttentionInterface
+        original = cls.get_interface
+        hooks = self
+
+        @functools.wraps(original)
+        def get_interface(self, attn_implementation, default):
+            chosen = original(self, attn_implementation, default)
+            if torch.compiler.is_compiling():
+                return chosen
+            return hooks._attention(chosen, attn_implementation or "eager")
+
+        cls.get_interface = get_interface
+        self._undo.append(lambda: setattr(cls, "get_interface", original))
+        registry = masking_utils.ALL_MASK_ATTENTION_FUNCTIONS
+        for name in list(registry.keys()):
+            builder = registry[name]
+            had_local = name in registry._local_mapping
+            registry[name] = self._builder(builder, name)
+            self._undo.append(functools.partial(_put_back, registry, name, builder, had_local))
+
+    def remove(self) -> None:
+        for undo in reversed(self._undo):
+            undo()
+        self._undo = []
+
+    def _attention(self, fn, implementation: str):
+        key = (fn, implementation)
+        wrapped = self._wrapped.get(key)
+        if wrapped is None:
+            recorder = self.recorder
+
+            @functools.wraps(fn)
+            def attention(module, query, key, value, attention_mask, *args, **kwargs):
+                if torch.compiler.is_compiling():
+                    return fn(module, query, key, value, attention_mask, *args, **kwargs)
+                index = recorder.record("hf", _hf_call, (module, query, key, attention_mask, implementation, kwargs))
+                with recorder.within(index, query.shape[-2]):
+                    return fn(module, query, key, value, attention_mask, *args, **kwargs)
+
+            wrapped = self._wrapped[key] = attention
+        return wrapped
+
+    def _builder(self, fn, name: str):
+        recorder = self.recorder
+
+        @functools.wraps(fn)
+        def build(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            if not torch.compiler.is_compiling():
+                recorder.record("hf-mask", _hf_mask, (name, kwargs, out))
+            return out
+        return build
+
+
+def _put_back(registry, name: str, builder, had_local: bool) -> None:
+    if had_local:
+        registry[name] = builder
+    else:
+        del registry[name]
+
+
+def _hf_call(entry: tuple, store) -> dict:
+    module, query, key, mask, implementation, kwargs = entry
+    rows, keys = query.shape[-2], key.shape[-2]
+    window = kwargs.get("sliding_window")
+    out = {"implementation": implementation, "q_len": rows, "k_len": keys, "batch": query.shape[0],
+           "heads": query.shape[1], "kv_heads": key.shape[1], "dtype": str(query.dtype).removeprefix("torch."),
+           "sliding_window": window if isinstance(window, int) else None,
+           "softcap": kwargs.get("softcap") if isinstance(kwargs.get("softcap"), (int, float)) else None,
+           "scale": kwargs.get("scaling") if isinstance(kwargs.get("scaling"), (int, float)) else None,
+           "module_is_causal": getattr(module, "is_causal", None),
+           "layer_type": _layer_type(module)}
+    if isinstance(mask, torch.Tensor):
+        out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
+    else:
+        out["mask"] = None  # the implementation decides (sdpa: is_causal; the SDPA call inside shows it)
+    return out
+
+
+def _layer_type(module) -> str | None:
+    config, index = getattr(module, "config", None), getattr(module, "layer_idx", None)
+    types = getattr(config, "layer_types", None)
+    if types and isinstance(index, int) and index < len(types):
+        return str(types[index])
+    return None
+
+
+def _hf_mask(entry: tuple, store) -> dict:
+    name, kwargs, out = entry
+    padding = kwargs.get("attention_mask")
+    function = kwargs.get("mask_function")
+    return {"implementation": name, "batch": kwargs.get("batch_size"), "q_len": kwargs.get("q_length"),
+            "k_len": kwargs.get("kv_length"), "q_offset": _int(kwargs.get("q_offset")),
+            "kv_offset": _int(kwargs.get("kv_offset")),
+            "mask_function": getattr(function, "__qualname__", None) if function is not None else None,
+            "padding_mask": None if padding is None else {**tables.describe(padding),
+                                                          "hash": store.put(padding.reshape(padding.shape[0], -1))
+                                                          if padding.dim() == 2 else None},
+            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out)}
+
+
+def _int(value):
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        return int(value)
+    return value if isinstance(value, int) else None

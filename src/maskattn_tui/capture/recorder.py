@@ -1,0 +1,91 @@
+"""Writing a capture as it happens: one JSON line per call in
+DIR/calls-<pid>.jsonl (flushed at once, so a killed worker leaves every
+call it made readable), the masks through MaskStore. Every process writes
+its own file; the manifest (manifest.py) joins them."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+
+from maskattn_tui.capture.sites import Sites, frames
+from maskattn_tui.capture.store import MaskStore
+
+
+class Recorder:
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.store = MaskStore(folder)
+        self.sites = Sites()
+        self.count = 0
+        self.errors = 0
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._file = None
+        self.open()
+
+    def open(self) -> None:
+        """This process's calls file (again after a fork, under the child's pid)."""
+        self.pid = os.getpid()
+        self._lock = threading.Lock()
+        self._file = open(os.path.join(self.folder, f"calls-{self.pid}.jsonl"), "a", encoding="utf-8")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    @contextlib.contextmanager
+    def within(self, index: int | None, q_len: int | None = None):
+        """Calls recorded inside this one (the SDPA inside an HF layer's
+        attention function) name it as `within`."""
+        previous = getattr(self._local, "within", None), getattr(self._local, "q_len", None)
+        self._local.within, self._local.q_len = index, q_len
+        try:
+            yield
+        finally:
+            self._local.within, self._local.q_len = previous
+
+    def outer_q_len(self) -> int | None:
+        """The query length of the HF attention call this one runs inside."""
+        return getattr(self._local, "q_len", None)
+
+    def record(self, kind: str, describe, entry) -> int | None:
+        """One call: where it ran, what `describe(entry, store)` says of
+        its arguments. Never raises: a failure is written as `error`."""
+        if self._file is None:
+            return None
+        try:
+            near, user = frames(3)
+            record = {"kind": kind, **self.sites.where(), "frame": near, "user_frame": user,
+                      "thread": threading.current_thread().name,
+                      "within": getattr(self._local, "within", None)}
+        except Exception as exc:  # noqa: BLE001 - capture must not break the run
+            record = {"kind": kind, "site_error": repr(exc)[:200]}
+        try:
+            record.update(describe(entry, self.store))
+        except Exception as exc:  # noqa: BLE001
+            record["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            self.errors += 1
+        with self._lock:
+            index = self.count
+            self.count += 1
+            record = {"index": index, "pid": self.pid, **record}
+            try:
+                line = json.dumps(record, allow_nan=False, default=_plain)
+            except (TypeError, ValueError) as exc:
+                line = json.dumps({"index": index, "pid": self.pid, "kind": kind, "error": repr(exc)[:300]})
+            if self._file is not None:
+                self._file.write(line + "\n")
+                self._file.flush()
+        return index
+
+
+def _plain(value):
+    """Numbers from torch (SymInt, 0-d tensors) as plain numbers."""
+    try:
+        return float(value) if not isinstance(value, bool) else bool(value)
+    except (TypeError, ValueError):
+        return repr(value)

@@ -1,0 +1,139 @@
+"""Naming a call: the module it ran in (global forward hooks), the nearest
+frames of library and user code, and which forward and generation step it
+belongs to. The hooks do nothing while torch.compile traces (dynamo cannot
+trace them) and hold no module: ids and weak references only."""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import threading
+import weakref
+
+import torch
+
+_TORCH = os.path.dirname(torch.__file__) + os.sep
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_LIBRARIES = tuple({os.path.realpath(p) + os.sep for p in
+                    (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+                     sysconfig.get_paths()["stdlib"])} | {sysconfig.get_paths()["stdlib"] + os.sep})
+#: code object -> (shown name, is torch or capture, is library)
+_KINDS: dict = {}
+
+
+def _kind(code) -> tuple[str, bool, bool]:
+    kind = _KINDS.get(code)
+    if kind is None:
+        path = code.co_filename
+        real = os.path.realpath(path) if path and not path.startswith("<") else path
+        ours = real.startswith(_TORCH) or real.startswith(_HERE) or path.startswith("<frozen")
+        library = ours or real.startswith(_LIBRARIES) or path.startswith("<")
+        shown = path
+        for root in _LIBRARIES:
+            if real.startswith(root):
+                shown = real[len(root):]
+                break
+        else:
+            shown = os.path.basename(path) if library else os.path.relpath(real) if real.startswith(os.getcwd()) \
+                else real
+        kind = _KINDS[code] = (shown, ours, library)
+    return kind
+
+
+def frames(depth: int = 2) -> tuple[str | None, str | None]:
+    """The nearest frame outside torch and this package (modeling_llama.py:258)
+    and the nearest one outside any installed library (the user's script)."""
+    frame = sys._getframe(depth)
+    near = user = None
+    while frame is not None and user is None:
+        shown, ours, library = _kind(frame.f_code)
+        if not ours:
+            here = f"{shown}:{frame.f_lineno}"
+            near = near or here
+            if not library:
+                user = here
+        frame = frame.f_back
+    return near, user
+
+
+class Sites:
+    """The module stack of each thread, the forward counter and the
+    generation step, kept by global forward pre- and post-hooks."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.forward = -1
+        self._names: dict[int, str] = {}
+        self._roots: dict[int, weakref.ref] = {}
+        self._generate = None  # the frame of the generate() call being followed
+        self._step = -1
+        self._handles: list = []
+
+    def install(self) -> None:
+        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+
+        self._handles = [register_module_forward_pre_hook(self._enter),
+                         register_module_forward_hook(self._leave, always_call=True)]
+
+    def remove(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+        self._generate = None
+
+    def _stack(self) -> list:
+        stack = getattr(self.local, "stack", None)
+        if stack is None:
+            stack = self.local.stack = []
+        return stack
+
+    def _enter(self, module, args) -> None:
+        if torch.compiler.is_compiling():
+            return
+        stack = self._stack()
+        if not stack:
+            self._root(module)
+        stack.append((id(module), self._names.get(id(module)) or type(module).__name__,
+                      getattr(module, "layer_idx", None)))
+
+    def _leave(self, module, args, output) -> None:
+        if torch.compiler.is_compiling():
+            return
+        stack = self._stack()
+        while stack:
+            if stack.pop()[0] == id(module):
+                break
+
+    def _root(self, module) -> None:
+        """A forward with no module around it: a new forward (and, inside
+        generate(), its next step). Its submodules' paths are named once."""
+        self.forward += 1
+        ref = self._roots.get(id(module))
+        if ref is None or ref() is not module:
+            for name, sub in module.named_modules():
+                self._names[id(sub)] = name or type(module).__name__
+            self._roots[id(module)] = weakref.ref(module)
+        frame = sys._getframe(2)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "generate" and "generation" in code.co_filename:
+                break
+            frame = frame.f_back
+        if frame is None:
+            self._generate, self._step = None, -1
+        elif frame is self._generate:
+            self._step += 1
+        else:
+            self._generate, self._step = frame, 0
+
+    def where(self) -> dict:
+        """The innermost module of this thread, its layer index, the
+        forward and the generation step (None outside generate)."""
+        stack = self._stack()
+        site, layer = (stack[-1][1], stack[-1][2]) if stack else (None, None)
+        if layer is None:
+            layer = next((entry[2] for entry in reversed(stack) if entry[2] is not None), None)
+        return {"site": site, "layer": layer if isinstance(layer, int) else None,
+                "forward": self.forward if stack else None,
+                "generate_step": self._step if stack and self._generate is not None else None}

@@ -1,0 +1,94 @@
+"""Each distinct 2-D mask table written once, as DIR/masks/<hash>.npy.
+
+A call's mask is cut into the 2-D slices it means (one per batch row and
+head it really varies over: a broadcast or expanded axis gives one slice);
+each slice is hashed by its dtype, shape and bytes, and written only the
+first time that hash is seen. A tensor seen again unchanged (same object,
+same `_version`) is not hashed again: a 32-layer model passing one mask to
+every layer hashes it once."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import weakref
+
+import numpy as np
+import torch
+
+#: numpy has no bfloat16: such slices are stored as float32 (exact), the
+#: call keeps the tensor's own dtype name.
+_AS_NUMPY = {torch.bfloat16: torch.float32}
+
+
+def _digest(array: np.ndarray) -> str:
+    h = hashlib.blake2b(digest_size=10)
+    h.update(f"{array.dtype.str}{array.shape}".encode())
+    h.update(np.ascontiguousarray(array).data)
+    return h.hexdigest()
+
+
+def _version(tensor: torch.Tensor) -> int | None:
+    """The tensor's in-place write counter; None for inference-mode
+    tensors, which have none (they are then hashed every time)."""
+    try:
+        return tensor._version
+    except RuntimeError:
+        return None
+
+
+class MaskStore:
+    """Writes masks/<hash>.npy files; remembers which hashes exist."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = os.path.join(folder, "masks")
+        os.makedirs(self.folder, exist_ok=True)
+        self.known: set[str] = {n[:-4] for n in os.listdir(self.folder) if n.endswith(".npy")}
+        # id(tensor) -> (weakref, _version, result): the same unchanged tensor again
+        self._seen: dict[int, tuple] = {}
+
+    def slices(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
+        """The slice map of a mask of any broadcast shape, as it applies to
+        a call with `rows` queries and `keys` keys: {"batch": B', "heads":
+        H', "hashes": [[hash per head] per batch]}, B' and H' being 1 where
+        the mask does not vary along that axis."""
+        key = id(tensor)
+        version = _version(tensor)
+        entry = self._seen.get(key)
+        if version is not None and entry is not None and entry[0]() is tensor \
+                and entry[1] == (version, rows, keys):
+            return entry[2]
+        result = self._cut(tensor, rows, keys)
+        if version is not None:
+            try:
+                self._seen[key] = (weakref.ref(tensor), (version, rows, keys), result)
+            except TypeError:
+                pass
+        return result
+
+    def _cut(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
+        t = tensor.detach()
+        while t.dim() < 4:
+            t = t.unsqueeze(0)
+        if t.dim() > 4:  # leading axes beyond batch and heads: folded into batch
+            t = t.reshape(-1, *t.shape[-3:])
+        batch = 1 if t.shape[0] == 1 or t.stride(0) == 0 else t.shape[0]
+        heads = 1 if t.shape[1] == 1 or t.stride(1) == 0 else t.shape[1]
+        hashes = [[self.put(t[b, h].expand(rows, keys)) for h in range(heads)] for b in range(batch)]
+        return {"batch": batch, "heads": heads, "hashes": hashes}
+
+    def put(self, table: torch.Tensor | np.ndarray) -> str:
+        """Store one 2-D table (if new); its hash."""
+        if isinstance(table, torch.Tensor):
+            table = table.detach()
+            table = table.to(_AS_NUMPY.get(table.dtype, table.dtype)).cpu().contiguous().numpy()
+        table = np.ascontiguousarray(table)
+        digest = _digest(table)
+        if digest not in self.known:
+            path = os.path.join(self.folder, digest + ".npy")
+            partial = f"{path}.{os.getpid()}.part"
+            with open(partial, "wb") as file:
+                np.save(file, table, allow_pickle=False)
+            os.replace(partial, path)  # a reader never sees half a file
+            self.known.add(digest)
+        return digest

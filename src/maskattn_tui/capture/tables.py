@@ -1,0 +1,131 @@
+"""What each kind of attention call's arguments mean as tables: the slice
+maps of SDPA's attn_mask (or the table is_causal stands for), of
+multi_head_attention_forward's attn_mask, key_padding_mask and their
+merge, and of a FlexAttention BlockMask (its mask_mod over the call's
+cells, and where its block lists disagree with that)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from maskattn_tui.capture.store import MaskStore
+
+#: A mask_mod is evaluated over at most this many cells (batch x heads x
+#: queries x keys; create_mask materialises them all).
+FLEX_CELLS = 1 << 24
+#: ... and for at most this many (batch, head) pairs.
+FLEX_PAIRS = 64
+
+
+def describe(tensor: torch.Tensor | None) -> dict | None:
+    if tensor is None:
+        return None
+    out = {"shape": list(tensor.shape), "dtype": str(tensor.dtype).removeprefix("torch."),
+           "stride": list(tensor.stride())}
+    if tensor.is_floating_point() and tensor.numel():
+        finite = tensor[torch.isfinite(tensor)]
+        out["min"] = float(finite.min()) if finite.numel() else None
+        out["neg_inf"] = bool(torch.isneginf(tensor).any())
+    return out
+
+
+def sdpa_mask(store: MaskStore, mask, is_causal: bool, rows: int, keys: int) -> dict:
+    """attn_mask as given (True / 0.0 = attend), or the table is_causal
+    means: torch's is_causal is top-left (query i sees keys 0..i) whatever
+    the lengths, so a single query over a cache sees key 0 only."""
+    if mask is not None:
+        polarity = "attend" if mask.dtype == torch.bool else "additive"
+        return {"from": "attn_mask", "polarity": polarity, **describe(mask), **store.slices(mask, rows, keys)}
+    if is_causal:
+        table = torch.ones(rows, keys, dtype=torch.bool).tril()
+        return {"from": "is_causal", "table": "top-left", "polarity": "attend", **_one(store.put(table))}
+    return {"from": "none", "polarity": "attend", **_one(store.put(torch.ones(rows, keys, dtype=torch.bool)))}
+
+
+def _one(digest: str) -> dict:
+    return {"batch": 1, "heads": 1, "hashes": [[digest]]}
+
+
+def _additive(mask: torch.Tensor, dtype) -> torch.Tensor:
+    """A bool mask (True = blocked, nn.MultiheadAttention's) as 0 / -inf."""
+    if mask.dtype == torch.bool:
+        return torch.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
+    return mask.to(dtype)
+
+
+def mha_masks(store: MaskStore, attn_mask, key_padding_mask, batch: int, heads: int, rows: int, keys: int) -> dict:
+    """F.multi_head_attention_forward's two masks and the merged table the
+    softmax really sees (attn_mask per head + key_padding_mask per batch
+    row); bool there means True = blocked."""
+    out: dict = {}
+    merged = torch.zeros(1, 1, rows, keys)
+    if attn_mask is not None:
+        out["attn_mask"] = {"polarity": "blocked" if attn_mask.dtype == torch.bool else "additive",
+                            **describe(attn_mask)}
+        add = _additive(attn_mask.detach().cpu(), torch.float32)
+        add = add.reshape(batch, heads, rows, keys) if add.dim() == 3 else add
+        merged = merged + add
+    if key_padding_mask is not None:
+        out["key_padding_mask"] = {"polarity": "blocked" if key_padding_mask.dtype == torch.bool else "additive",
+                                   **describe(key_padding_mask),
+                                   "hash": store.put(key_padding_mask.reshape(-1, keys))}
+        kpm = _additive(key_padding_mask.detach().cpu(), torch.float32).reshape(-1, keys)
+        merged = merged + kpm[:, None, None, :]
+    out["merged"] = {"from": "merged", "polarity": "additive", **describe(merged),
+                     **store.slices(merged, rows, keys)}
+    return out
+
+
+def flex_block_mask(store: MaskStore, parts: tuple, batch: int, heads: int, rows: int, keys: int) -> dict:
+    """BlockMask.as_tuple() of a flex_attention call: its sizes, the cell
+    table of its mask_mod over this call's cells (what eager flex applies),
+    and the cells where its block lists say otherwise (what compiled flex,
+    which obeys the lists, would apply instead)."""
+    q_len, kv_len, kv_num, kv_idx, full_num, full_idx = parts[:6]
+    block = (int(parts[-3]), int(parts[-2]))
+    mask_mod = parts[-1]
+    out = {"seq_lengths": [int(q_len), int(kv_len)], "block_size": list(block),
+           "block_batch": list(kv_num.shape[:-1]), "q_blocks": int(kv_num.shape[-1]),
+           "kv_blocks_total": int(kv_num.sum()) + (int(full_num.sum()) if full_num is not None else 0),
+           "mask_mod": getattr(mask_mod, "__qualname__", None) or type(mask_mod).__name__,
+           "identity": f"{kv_idx.data_ptr():x}:{tuple(kv_idx.shape)}"}
+    pairs = [(b, h) for b in range(batch) for h in range(heads)]
+    if len(pairs) > FLEX_PAIRS or len(pairs) * rows * keys > FLEX_CELLS:
+        out["table_error"] = "too large"
+        return out
+    from torch.nn.attention.flex_attention import create_mask
+
+    try:
+        cells = create_mask(mask_mod, batch, heads, rows, keys, device=kv_num.device).cpu()
+    except Exception as exc:  # a mask_mod that cannot run outside its own context
+        out["table_error"] = f"{type(exc).__name__}: {exc}"[:200]
+        return out
+    tables = cells.to(torch.bool)
+    out.update({"from": "mask_mod", "polarity": "attend", **store.slices(tables, rows, keys)})
+    lost = gained = 0
+    lists = (kv_num, kv_idx, full_num, full_idx)
+    for b, h in pairs:
+        state = _block_states(lists, b, h, block, rows, keys)
+        table = tables[b, h].numpy()
+        lost += int((table & (state == 0)).sum())
+        gained += int((~table & (state == 2)).sum())
+    out["lists_lost"], out["lists_gained"] = lost, gained
+    return out
+
+
+def _block_states(lists: tuple, b: int, h: int, block: tuple[int, int], rows: int, keys: int) -> np.ndarray:
+    """Per cell: 0 in a block the lists skip, 1 partial (mask_mod decides), 2 full."""
+    kv_num, kv_idx, full_num, full_idx = (None if x is None else x.cpu().numpy() for x in lists)
+    b0, h0 = min(b, kv_num.shape[0] - 1), min(h, kv_num.shape[1] - 1)
+    n_q, n_kv = -(-rows // block[0]), max(-(-keys // block[1]), kv_idx.shape[-1])
+    grid = np.zeros((kv_num.shape[-1], n_kv), dtype=np.int8)
+    for i in range(min(grid.shape[0], n_q)):
+        grid[i, kv_idx[b0, h0, i, :kv_num[b0, h0, i]]] = 1
+        if full_num is not None:
+            grid[i, full_idx[b0, h0, i, :full_num[b0, h0, i]]] = 2
+    cells = np.repeat(np.repeat(grid, block[0], axis=0), block[1], axis=1)
+    out = np.zeros((rows, keys), dtype=np.int8)
+    r, k = min(rows, cells.shape[0]), min(keys, cells.shape[1])
+    out[:r, :k] = cells[:r, :k]
+    return out
