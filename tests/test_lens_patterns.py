@@ -152,7 +152,14 @@ def test_hf_documents_only_without_cache_and_attention_mask():
 
 
 def test_plain_configurations_have_no_limits_and_no_arguments():
-    table = ExploreConfig(past=3, new=2, pad=1).table()
+    table = ExploreConfig(past=3, new=2).table()
     for name in LENS_NAMES:
         entry = lens(table, name)
         assert entry["limits"] == [] and entry["arguments"] == {}
+    # FlashAttention alone has no padding mask
+    padded = ExploreConfig(past=3, new=2, pad=1).table()
+    for name in LENS_NAMES:
+        entry = lens(padded, name)
+        assert entry["arguments"] == {}
+        assert len(entry["limits"]) == (name == "flash"), name
+    assert not lens(padded, "flash")["matches"]

@@ -38,9 +38,10 @@ from collections.abc import Sequence
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
-from maskattn_tui.engine.rules import Pattern, document_starts
+from maskattn_tui.engine.rules import Pattern, document_of
 from maskattn_tui.engine.visibility import VisibilityTable
 
+from maskattn_tui.explore.lens_flash import flash_spelling, flash_tables
 from maskattn_tui.explore.flex_source import mask_mod_source, run_mask_mod
 
 LENS_NAMES = (
@@ -114,17 +115,6 @@ def _used(table: VisibilityTable) -> tuple[str, ...]:
 
 def _limits(name: str, cannot: Sequence[str], lang: str) -> list[str]:
     return [t(f"explore.lens.limit.{name}.{rule}", lang) for rule in cannot]
-
-
-def _band(rows: int, cols: int, left: int | None, starts: Sequence[int] | None, causal: bool) -> BoolRows:
-    """FlashAttention's own rule: query i at absolute position cols - rows + i
-    (bottom-right) reads keys in [i - left, i] of its own varlen sequence."""
-    out = []
-    for r in range(rows):
-        p = cols - rows + r
-        lo = max((s for s in (starts or (0,)) if s <= p), default=0)
-        out.append([lo <= k and (not causal or k <= p) and (left is None or k >= p - left) for k in range(cols)])
-    return out
 
 
 def _and(a: BoolRows, b: BoolRows) -> BoolRows:
@@ -279,7 +269,8 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -
         if past == 0 and not any(table.key_is_pad):
             # Detected from position_ids only when attention_mask is None and there is no cache.
             arguments["attention_mask"] = None
-            api = _and(api, _band(rows, cols, None, document_starts(p.documents), False))
+            doc = document_of(p.documents)  # HF's packed_sequence_mask_function: same document
+            api = _and(api, [[doc[k] == doc[q] for k in range(cols)] for q in table.query_positions])
         else:
             cannot.append("documents")
     if p.tree is not None:
@@ -296,34 +287,26 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -
 
 
 def _flash(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -> dict:
-    """flash_attn_func(causal, window_size=(left, right)) and, for packed
-    documents, flash_attn_varlen_func's cu_seqlens; no PAD, chunk, prefix or tree."""
-    p = _pattern(table)
+    """flash_attn_func(causal, window_size=(left, right)) or, for packed
+    documents, flash_attn_varlen_func's cu_seqlens (explore.lens_flash); the
+    table is what those arguments make FlashAttention compute."""
+    api, arguments, cannot = flash_spelling(table)
+    api_table, top_left_table = flash_tables(table, arguments)
     flag = table.causal
-    arguments: dict = {}
-    left = None
-    if p.window is not None:
-        left = p.window - 1  # FlashAttention keeps [i - left, i + right]: a distance, not a count
-        arguments["window_size"] = [left, 0]
-    starts = None
-    if p.documents is not None:
-        starts = document_starts(p.documents)
-        arguments["cu_seqlens_k"] = [*starts, cols]
-    api = _band(rows, cols, left, starts, flag)
-    cannot = [rule for rule in ("chunk", "prefix", "tree") if getattr(p, rule) is not None]
     companion = {
         "argument": "causal (flash-attn 2.0)",
         "dtype": "flag",
         "shape": [],
         "meaning": t("explore.lens.meaning.flash_2_0", lang),
         "value": flag,
-        "table": top_left(rows, cols) if flag else [[True] * cols for _ in range(rows)],
+        "table": top_left_table,
     }
+    path = "flash_varlen" if "cu_seqlens_k" in arguments else "flash"
     return _entry(
-        table, "flash", lang, api,
-        api="flash_attn.flash_attn_func", argument="causal", dtype="flag", shape=[],
+        table, "flash", lang, api_table,
+        api=api, argument="causal", dtype="flag", shape=[],
         meaning=meaning, value=flag, companion=companion, arguments=arguments,
-        limits=_limits("flash", cannot, lang), empty_row=_empty(lang, ("flash", "zeros", "doc")),
+        limits=_limits("flash", cannot, lang), empty_row=_empty(lang, (path, "zeros", "doc")),
     )
 
 
