@@ -17,6 +17,7 @@ matches; 1: --expect and some cell differs; 2: bad input (one line)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from maskattn_tui.cli.explore_options import accept_dash_lists, add_field_options, blame_option, given_options
@@ -72,12 +73,21 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
     parser.add_argument("--batch", type=_whole(lang, 0), metavar="B", help=h("batch"))
     parser.add_argument("--head", type=_whole(lang, 0), metavar="H", help=h("head"))
     parser.add_argument("--polarity", choices=("attend", "blocked"), help=h("polarity"))
+    parser.add_argument("--key", metavar="NAME", help=t("doctor_read.help.key", lang))
     hf = parser.add_argument_group(h("hf_group"))
     hf.add_argument("--attention-mask", type=_numbers(lang, 0), metavar="0,0,1,...", help=h("attention_mask"))
     hf.add_argument("--position-ids", type=_numbers(lang, 0), metavar="0,1,2,...", help=h("position_ids"))
+    mm = parser.add_argument_group(t("scale.help.group", lang))  # FILE.py:NAME (scale.doctor_run)
+    mm.add_argument("--q-len", type=_whole(lang, 1), metavar="Q", help=t("scale.help.q_len", lang))
+    mm.add_argument("--kv-len", type=_whole(lang, 1), metavar="K", help=t("scale.help.kv_len", lang))
+    mm.add_argument("--block", type=_whole(lang, 1), metavar="N", help=t("scale.help.block", lang))
     ex = parser.add_argument_group(h("expect_group"))
     ex.add_argument("--expect", action="store_true", help=h("expect"))
     add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), _dest)
+    cap = parser.add_argument_group("capture")  # doctor DIR: a capture folder (maskattn_tui.capture.doctor)
+    cap.add_argument("--call", type=_whole(lang, 0), metavar="N", help=t("capture.help.call", lang))
+    cap.add_argument("--site", metavar="PATTERN", help=t("capture.help.site", lang))
+    parser.add_argument("--strict", action="store_true", help=t("capture.help.strict", lang))
     accept_dash_lists(parser)
 
 
@@ -102,6 +112,18 @@ def _check(args) -> None:
                 raise MaskattnError("doctor_needs_expect", option=f.flag)
 
 
+def _mask_mod(args) -> bool:
+    """FILE.py:NAME names a mask_mod; --q-len, --kv-len and --block are for it only."""
+    from maskattn_tui.scale.mask_mod import is_spec
+
+    spec = is_spec(args.file)
+    if not spec:
+        for dest, option in (("q_len", "--q-len"), ("kv_len", "--kv-len"), ("block", "--block")):
+            if getattr(args, dest, None) is not None:
+                raise MaskattnError("scale_only_mask_mod", option=option)
+    return spec
+
+
 def _given(args, fields=EXPECT_FIELDS) -> dict[str, object]:
     return given_options(args, fields, _dest)
 
@@ -112,11 +134,22 @@ def _write(text: str) -> None:
 
 def run(args, lang: str) -> int:
     _check(args)
+    if args.file is not None and os.path.isdir(args.file):
+        from maskattn_tui.capture.doctor import run as run_capture
+
+        return run_capture(args, lang)
+    for dest, option in (("call", "--call"), ("site", "--site")):
+        if getattr(args, dest, None) is not None:
+            raise MaskattnError("capture_only_folder", option=option)
+    if _mask_mod(args):
+        from maskattn_tui.scale.doctor_run import run as run_mask_mod
+
+        return run_mask_mod(args, lang)
     if args.attention_mask is not None:
         return _run_hf(args, lang)
     from maskattn_tui.doctor.read import load_mask
 
-    mask, info = load_mask(args.file, args.batch, args.head)
+    mask, info = load_mask(args.file, args.batch, args.head, args.key)
     if args.expect:
         return _run_expect(mask, info, args, lang)
     from maskattn_tui.doctor import report
@@ -124,7 +157,7 @@ def run(args, lang: str) -> int:
 
     diag = diagnose(mask, args.polarity, info)
     _write(report.dumps(report.to_json(diag, info, lang)) if args.json else report.human(diag, info, lang, mask))
-    return 0
+    return 1 if args.strict and any(f.level == "error" for f in diag.findings) else 0
 
 
 def _run_hf(args, lang: str) -> int:

@@ -1,10 +1,14 @@
-"""Reading a saved mask: `load_mask(path, batch=None, head=None)`.
+"""Reading a saved mask: `load_mask(path, batch=None, head=None, key=None)`.
 
-    .npy   header read first (dtype and shape, no unpickling); an object
-           array is refused; the data is memory-mapped, never loaded whole
-    .pt    torch.load(weights_only=True, map_location="cpu") when torch is
-           installed (`pip install 'maskattn-tui[torch]'`)
-    text   printed torch / numpy, JSON, 0/1 rows (text_table), at most 64 MiB
+    .npy           versions 1-3, header checked, data memory-mapped (read_npy)
+    .npz           one array, or the one --key names (read_npy)
+    .pt / .pth     torch.load(weights_only=True), a tensor or a dict of
+                   tensors with --key (read_tensors; needs torch)
+    .safetensors   the safetensors numpy loader, --key (read_tensors)
+    text           printed torch / numpy, JSON, 0/1 rows (text_table), at most 64 MiB
+
+Only a regular file is opened (file_checks): a FIFO, a device or a socket
+is refused before any read, so nothing blocks. Nothing is unpickled.
 
 2-D (L, S), 3-D (N, L, S) and 4-D (B, H, L, S) masks; --batch / --head pick
 the slice (default 0). A 3-D mask with N > 1 is read per *head* by SDPA,
@@ -18,20 +22,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from maskattn_tui.doctor.file_checks import open_regular, read_bounded, regular_size
+from maskattn_tui.doctor.read_npy import NPY_MAGIC, check_dims, check_dtype, read_npy, read_npz, zip_kind, zip_names
 from maskattn_tui.doctor.representation import check_array
 from maskattn_tui.errors import MaskattnError
 
 TEXT_LIMIT = 64 << 20
-NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK\x03\x04"
 #: Slices compared for "how many distinct" (each is hashed once).
 DISTINCT_LIMIT = 4096
+#: Formats that hold named arrays (--key applies).
+KEYED = ("npz", "pt", "safetensors")
 
 
 @dataclass(frozen=True)
 class MaskInfo:
     path: str
-    format: str  # npy | pt | torch-text | numpy-text | json | list-text | rows-text | hf-pair
+    format: str  # npy | npz | pt | safetensors | torch-text | numpy-text | json | list-text | rows-text | hf-pair
     shape: tuple[int, ...]  # as stored
     dtype: str  # as stored (bfloat16 stays "bfloat16" though read as float32)
     batch: int | None  # the slice shown (None for a 2-D mask)
@@ -39,109 +46,94 @@ class MaskInfo:
     distinct_slices: int | None  # among the leading dimensions (None for 2-D)
     #: a 3-D mask with N > 1: SDPA reads N as heads
     per_head_broadcast: bool = False
+    #: the array read from a file of several (npz, safetensors, a dict in a .pt)
+    key: str | None = None
 
 
-def load_mask(path, batch: int | None = None, head: int | None = None) -> tuple[np.ndarray, MaskInfo]:
+def load_mask(path, batch: int | None = None, head: int | None = None,
+              key: str | None = None) -> tuple[np.ndarray, MaskInfo]:
     """The 2-D slice to diagnose and what was read. Raises MaskattnError
     (one line naming the file) for anything that is not a readable mask."""
     name = os.fspath(path)
-    array, fmt, dtype = read_array(name)
-    return select(array, name, fmt, dtype, batch, head)
+    array, fmt, dtype, used = read_array(name, key)
+    mask, info = select(array, name, fmt, dtype, batch, head)
+    return mask, info if used is None else _with_key(info, used)
 
 
-def read_array(name: str) -> tuple[np.ndarray, str, str]:
-    if not os.path.exists(name):
-        raise MaskattnError("doctor_missing", file=name)
-    if os.path.isdir(name):
-        raise MaskattnError("doctor_directory", file=name)
+def _with_key(info: MaskInfo, key: str) -> MaskInfo:
+    from dataclasses import replace
+
+    return replace(info, key=key)
+
+
+def read_array(name: str, key: str | None = None) -> tuple[np.ndarray, str, str, str | None]:
+    """(array, format, dtype as stored, the --key used)."""
+    size = regular_size(name)
     try:
-        size = os.path.getsize(name)
-        with open(name, "rb") as file:
-            head = file.read(8)
+        with open_regular(name) as file:
+            head = file.read(16)
     except OSError as exc:
         raise MaskattnError("doctor_unreadable", file=name, reason=exc.strerror or exc) from None
-    if size == 0:
+    if not head:
         raise MaskattnError("doctor_empty_file", file=name)
-    if head.startswith(NPY_MAGIC):
-        array = _npy(name)
-        return array, "npy", str(array.dtype)
-    if head.startswith(ZIP_MAGIC) or name.endswith((".pt", ".pth")):
-        return _pt(name)
+    fmt = _format(name, head, size)
+    if key is not None and fmt not in KEYED:
+        raise MaskattnError("doctor_key_not_here", file=name)
+    if fmt == "npy":
+        array = read_npy(name)
+        return array, "npy", str(array.dtype), None
+    if fmt == "npz":
+        array, used = read_npz(name, key)
+        return array, "npz", str(array.dtype), used
+    if fmt == "pt":
+        from maskattn_tui.doctor.read_tensors import read_pt
+
+        array, dtype, used = read_pt(name, key)
+        return array, "pt", dtype, used
+    if fmt == "safetensors":
+        from maskattn_tui.doctor.read_tensors import read_safetensors
+
+        array, dtype, used = read_safetensors(name, key)
+        return array, "safetensors", dtype, used
     if name.endswith(".npy"):
         raise MaskattnError("doctor_npy_header", file=name, reason="no .npy magic")
-    if size > TEXT_LIMIT:
-        raise MaskattnError("doctor_too_large", file=name, size=_mib(size), limit=_mib(TEXT_LIMIT))
-    return _text(name)
+    return (*_text(name), None)
 
 
-def _mib(size: int) -> str:
-    return f"{size / (1 << 20):.0f} MiB"
+def _format(name: str, head: bytes, size: int) -> str:
+    """What the file holds, by its first bytes (then its name)."""
+    from maskattn_tui.doctor.read_tensors import looks_like_safetensors
 
-
-def _npy(name: str) -> np.ndarray:
-    fmt = np.lib.format
-    try:
-        with open(name, "rb") as file:
-            version = fmt.read_magic(file)
-            if version == (1, 0):
-                shape, _, dtype = fmt.read_array_header_1_0(file)
-            elif version == (2, 0):
-                shape, _, dtype = fmt.read_array_header_2_0(file)
-            else:
-                raise ValueError(f"format version {version[0]}.{version[1]}")
-    except (ValueError, OSError, SyntaxError) as exc:
-        raise MaskattnError("doctor_npy_header", file=name, reason=str(exc)[:80]) from None
-    if dtype.hasobject or dtype.fields is not None:
-        raise MaskattnError("doctor_object", file=name, dtype=str(dtype))
-    _dims(name, len(shape))
-    try:
-        array = np.load(name, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError) as exc:
-        raise MaskattnError("doctor_npy_data", file=name, reason=str(exc)[:80]) from None
-    return array
-
-
-def _pt(name: str) -> tuple[np.ndarray, str, str]:
-    try:
-        import torch
-    except ImportError:
-        raise MaskattnError("doctor_no_torch", file=name) from None
-    try:
-        with open(name, "rb") as file:
-            obj = torch.load(file, weights_only=True, map_location="cpu")
-    except Exception as exc:  # torch raises many kinds (UnpicklingError, RuntimeError...)
-        raise MaskattnError("doctor_pt_load", file=name, reason=str(exc).splitlines()[0][:100] if str(exc) else
-                            type(exc).__name__) from None
-    if not torch.is_tensor(obj):
-        raise MaskattnError("doctor_pt_not_tensor", file=name, kind=type(obj).__name__)
-    tensor = obj.detach().cpu()
-    dtype = str(tensor.dtype).removeprefix("torch.")
-    if tensor.dtype in (torch.bfloat16, torch.float16):
-        tensor = tensor.float()  # numpy has no bfloat16; float32 keeps every value
-    try:
-        array = tensor.numpy()
-    except (TypeError, RuntimeError) as exc:
-        raise MaskattnError("doctor_dtype", file=name, dtype=dtype) from exc
-    return array, "pt", dtype
+    if head.startswith(NPY_MAGIC):
+        return "npy"
+    if head.startswith(ZIP_MAGIC):
+        kind = zip_kind(zip_names(name))
+        if kind == "zip":
+            raise MaskattnError("doctor_zip_unknown", file=name)
+        return "pt" if kind == "torch" else "npz"
+    if name.endswith(".safetensors") or looks_like_safetensors(head, size):
+        return "safetensors"
+    if name.endswith((".pt", ".pth")):
+        return "pt"
+    return "text"
 
 
 def _text(name: str) -> tuple[np.ndarray, str, str]:
     from maskattn_tui.doctor.text_table import parse_table
 
+    data = read_bounded(name, TEXT_LIMIT)
+    if not data.strip():
+        raise MaskattnError("doctor_empty_file", file=name)
     try:
-        with open(name, encoding="utf-8") as file:
-            text = file.read()
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise MaskattnError("doctor_not_text", file=name) from None
-    except OSError as exc:
-        raise MaskattnError("doctor_unreadable", file=name, reason=exc.strerror or exc) from None
     array, fmt, dtype = parse_table(text, name)
     return array, fmt, dtype or str(array.dtype)
 
 
 def _dims(name: str, ndim: int) -> None:
-    if not 2 <= ndim <= 4:
-        raise MaskattnError("doctor_dims", file=name, ndim=ndim)
+    check_dims(name, ndim)
 
 
 def _pick(name: str, option: str, value: int | None, size: int) -> int:
@@ -166,6 +158,7 @@ def select(array: np.ndarray, name: str, fmt: str, dtype: str, batch: int | None
     """The (batch, head) slice of a 2-4-D mask, checked."""
     _dims(name, array.ndim)
     check_array(array, name)
+    check_dtype(name, array.dtype)
     shape = tuple(int(n) for n in array.shape)
     if array.ndim == 2:
         for option, value in (("--batch", batch), ("--head", head)):

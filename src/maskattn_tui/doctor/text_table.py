@@ -79,15 +79,15 @@ def _bracketed(body: str, name: str) -> np.ndarray:
 def _rows(text: str, name: str) -> np.ndarray:
     lines = [line for line in text.splitlines() if line.strip()]
     rows = [re.split(r"[\s,]+", line.strip().strip(",")) for line in lines]
+    tokens = [tok for r in rows for tok in r]
+    for tok in tokens:
+        if not _VALUE.fullmatch(tok):
+            raise MaskattnError("doctor_text_not_table", file=name, token=tok[:20])
     widths = {len(r) for r in rows}
     if len(widths) != 1:
         bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
         raise MaskattnError("doctor_text_ragged_row", file=name, line=bad + 1, got=len(rows[bad]),
                             want=len(rows[0]))
-    tokens = [tok for r in rows for tok in r]
-    for tok in tokens:
-        if not _VALUE.fullmatch(tok):
-            raise MaskattnError("doctor_text_not_table", file=name, token=tok[:20])
     return _values(tokens, name).reshape(len(rows), len(rows[0]))
 
 
