@@ -1,0 +1,93 @@
+"""`maskattn-tui doctor FILE.py:NAME --q-len Q --kv-len K [--block N]
+[--batch B --head H] [--expect ...] [--json]`: a user's mask_mod diagnosed
+by tiles (scale.tiles), never built whole.
+
+FILE.py is imported and run: it is the user's code, on their request."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
+from maskattn_tui.scale import report
+from maskattn_tui.scale.blocks import from_runs
+from maskattn_tui.scale.intervals import rule_runs
+from maskattn_tui.scale.mask_mod import evaluator, load, split_spec
+from maskattn_tui.scale.reading import ModReading, diagnose_mod, expect_mod
+from maskattn_tui.scale.tiles import TILE_CELLS, scan
+
+#: The longest side accepted (as explore.fields.MASK_MAX).
+MAX_LEN = 1 << 20
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _lengths(args) -> tuple[int, int, int, int]:
+    q_len, kv_len = getattr(args, "q_len", None), getattr(args, "kv_len", None)
+    if q_len is None or kv_len is None:
+        raise MaskattnError("scale_needs_lengths", option="--q-len" if q_len is None else "--kv-len")
+    for option, value in (("--q-len", q_len), ("--kv-len", kv_len)):
+        if not 1 <= value <= MAX_LEN:
+            raise MaskattnError("scale_length", option=option, value=value, hi=MAX_LEN)
+    block = getattr(args, "block", None) or 128
+    return q_len, kv_len, block, block
+
+
+def run(args, lang: str) -> int:
+    from maskattn_tui.doctor.cli import _described, _expect_options
+
+    q_len, kv_len, qb, kb = _lengths(args)
+    options = _expect_options((q_len, kv_len), args) if args.expect else None
+    spec = args.file
+    b, h = args.batch or 0, args.head or 0
+    started = time.perf_counter()
+    fn = load(spec)
+    name = split_spec(spec)[1]
+    ev = evaluator(fn, name, q_len, kv_len, b, h)
+    result = scan(ev.tile, q_len, kv_len, qb, kb)
+    reading = ModReading(ev, q_len, kv_len)
+    diag = diagnose_mod(reading, result.stats)
+    expect = None
+    if options is not None:
+        rule = options.rule()
+        comp = expect_mod(reading, result.stats, rule)
+        shown = [bool(ev.tile(r, r + 1, k, k + 1)[0, 0]) for r, k in comp.cells]
+        extra = [list(c) for c, s in zip(comp.cells, shown) if s]
+        missing = [list(c) for c, s in zip(comp.cells, shown) if not s]
+        expect = (options, comp, extra, missing, from_runs(rule_runs(rule), qb, kb))
+    seconds = time.perf_counter() - started
+    cells = q_len * kv_len
+    if args.json:
+        from maskattn_tui.doctor.report import dumps
+
+        document = {"schema": report.SCHEMA, "mask_mod": spec, "q_len": q_len, "kv_len": kv_len,
+                    "batch": b, "head": h, "engine": ev.engine, "tile_cells": TILE_CELLS,
+                    "visible": result.visible, "density": result.visible / cells,
+                    "blocks": report.blocks_json(result.blocks), "reading": report.reading_json(diag),
+                    "seconds": round(seconds, 3)}
+        if expect is not None:
+            options, comp, extra, missing, rule_blocks = expect
+            document["expect"] = {
+                "expected": options.as_dict(), "match": comp.count == 0, "differs_count": comp.count,
+                "differs": [list(c) for c in comp.cells], "shown_but_hidden": extra, "hidden_but_shown": missing,
+                "blocks_differ": int(np.count_nonzero(rule_blocks.kind != result.blocks.kind))}
+        _write(dumps(document))
+    else:
+        lines = [t("scale.head", lang, spec=spec, q_len=q_len, kv_len=kv_len, b=b, h=h, engine=ev.engine,
+                   tile=TILE_CELLS, seconds=f"{seconds:.2f}"),
+                 *report.block_lines(result.blocks, lang),
+                 t("scale.visible", lang, visible=result.visible, cells=cells,
+                   density=f"{100 * result.visible / cells:.4g}"),
+                 *report.reading_lines(diag, lang), "", result.blocks.picture(b, h)]
+        if expect is not None:
+            options, comp, extra, missing, rule_blocks = expect
+            lines += ["", *report.expect_lines(spec, comp, extra, missing, _described(options), cells,
+                                                rule_blocks, result.blocks, lang)]
+        _write("\n".join(lines))
+    return 1 if expect is not None and expect[1].count else 0
