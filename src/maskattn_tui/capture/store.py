@@ -13,7 +13,6 @@ import hashlib
 import os
 import weakref
 
-import numpy as np
 import torch
 
 #: numpy has no bfloat16: such slices are stored as float32 (exact), the
@@ -21,7 +20,9 @@ import torch
 _AS_NUMPY = {torch.bfloat16: torch.float32}
 
 
-def _digest(array: np.ndarray) -> str:
+def _digest(array) -> str:
+    import numpy as np
+
     h = hashlib.blake2b(digest_size=10)
     h.update(f"{array.dtype.str}{array.shape}".encode())
     h.update(np.ascontiguousarray(array).data)
@@ -77,8 +78,10 @@ class MaskStore:
         hashes = [[self.put(t[b, h].expand(rows, keys)) for h in range(heads)] for b in range(batch)]
         return {"batch": batch, "heads": heads, "hashes": hashes}
 
-    def put(self, table: torch.Tensor | np.ndarray) -> str:
-        """Store one 2-D table (if new); its hash."""
+    def put(self, table) -> str:
+        """Store one 2-D table (a tensor or numpy array), if new; its hash."""
+        import numpy as np  # (numpy is imported by the doctor only, lazily elsewhere)
+
         if isinstance(table, torch.Tensor):
             table = table.detach()
             table = table.to(_AS_NUMPY.get(table.dtype, table.dtype)).cpu().contiguous().numpy()

@@ -6,7 +6,6 @@ cells, and where its block lists disagree with that)."""
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from maskattn_tui.capture.store import MaskStore
@@ -114,8 +113,10 @@ def flex_block_mask(store: MaskStore, parts: tuple, batch: int, heads: int, rows
     return out
 
 
-def _block_states(lists: tuple, b: int, h: int, block: tuple[int, int], rows: int, keys: int) -> np.ndarray:
+def _block_states(lists: tuple, b: int, h: int, block: tuple[int, int], rows: int, keys: int):
     """Per cell: 0 in a block the lists skip, 1 partial (mask_mod decides), 2 full."""
+    import numpy as np
+
     kv_num, kv_idx, full_num, full_idx = (None if x is None else x.cpu().numpy() for x in lists)
     b0, h0 = min(b, kv_num.shape[0] - 1), min(h, kv_num.shape[1] - 1)
     n_q, n_kv = -(-rows // block[0]), max(-(-keys // block[1]), kv_idx.shape[-1])

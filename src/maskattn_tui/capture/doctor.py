@@ -1,0 +1,169 @@
+"""`maskattn-tui doctor DIR` for a capture folder: one line per distinct
+mask (the doctor's reading of its table, via diagnose()), the calls that
+used it, and the findings across calls (findings.py); `--json`;
+`--expect` over every call's slices (or --call N / --site PATTERN);
+`--strict` exits 1 when a finding is an error. Needs numpy, not torch."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+
+from maskattn_tui.capture import manifest
+from maskattn_tui.capture.findings import attention_calls, cross_call, primary
+from maskattn_tui.capture.summary import calls_text, mask_users, sites_text, steps_text
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
+
+SCHEMA = "maskattn-capture-doctor/1"
+
+
+def _polarity(call: dict) -> str | None:
+    """The polarity the API gives the table: SDPA and flex tables are
+    True = attend; float tables are additive (the doctor decides)."""
+    return "attend" if (call.get("mask") or {}).get("polarity") == "attend" else None
+
+
+def read_masks(folder: str, calls: list[dict]) -> dict:
+    """hash -> (mask array, MaskInfo, Diagnosis) for each distinct table."""
+    from maskattn_tui.doctor import diagnose, load_mask
+
+    out = {}
+    for digest, users in mask_users(primary(calls)).items():
+        path = manifest.mask_path(folder, digest)
+        try:
+            mask, info = load_mask(path)
+        except MaskattnError:
+            raise MaskattnError("capture_mask_missing", folder=folder, mask=digest) from None
+        out[digest] = (mask, info, diagnose(mask, _polarity(users[0]), info))
+    return out
+
+
+def finding_text(finding: dict, lang: str) -> str:
+    params = {**finding["params"], "calls": calls_text([{"call": c} for c in finding["calls"]])}
+    return t(f"capture.finding.{finding['code']}", lang, **params)
+
+
+def run(args, lang: str) -> int:
+    folder = args.file
+    document = manifest.load(folder)
+    calls = document["calls"]
+    if args.expect:
+        return _run_expect(folder, calls, args, lang)
+    readings = read_masks(folder, calls)
+    found = cross_call(calls, {d: r[2] for d, r in readings.items()})
+    if args.json:
+        sys.stdout.write(_json(folder, document, readings, found, lang) + "\n")
+    else:
+        sys.stdout.write("\n".join(_human(folder, document, readings, found, lang)) + "\n")
+    failed = getattr(args, "strict", False) and any(f["level"] == "error" for f in found) or \
+        getattr(args, "strict", False) and any(f.level == "error" for r in readings.values() for f in r[2].findings)
+    return 1 if failed else 0
+
+
+def _head(folder: str, document: dict, lang: str) -> list[str]:
+    calls = attention_calls(document["calls"])
+    kinds = {}
+    for c in calls:
+        kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
+    command = " ".join(document.get("command") or []) or "-"
+    lines = [t("capture.report.head", lang, folder=folder, command=command, calls=len(calls),
+               kinds=", ".join(f"{k} {n}" for k, n in kinds.items()) or "-", masks=len(document.get("masks", {})))]
+    if not document.get("complete"):
+        lines.append(t("capture.report.incomplete", lang))
+    if document.get("exception"):
+        lines.append(t("capture.report.exception", lang, exception=document["exception"]))
+    return lines
+
+
+def mask_line(digest: str, diag, users: list[dict], lang: str) -> str:
+    from maskattn_tui.doctor.report import rule_text
+
+    mask = users[0].get("mask") or {}
+    codes = [f.code for f in diag.findings if f.level != "info"]
+    return t("capture.report.mask", lang, hash=digest[:10], rows=diag.shape[0], keys=diag.shape[1],
+             source=t(f"capture.source.{mask.get('from', 'attn_mask')}", lang), rule=rule_text(diag, lang),
+             findings=", ".join(codes) if codes else t("capture.report.no_findings", lang),
+             count=len(users), calls=calls_text(users), sites=sites_text(users), steps=steps_text(users, lang))
+
+
+def _human(folder: str, document: dict, readings: dict, found: list[dict], lang: str) -> list[str]:
+    lines = _head(folder, document, lang)
+    users = mask_users(primary(document["calls"]))
+    if not readings:
+        lines.append(t("capture.report.no_calls", lang))
+    for digest, (_, _, diag) in readings.items():
+        lines.append("  " + mask_line(digest, diag, users[digest], lang))
+    if found:
+        lines.append(t("capture.report.findings", lang))
+        for f in sorted(found, key=lambda f: ("error", "warning", "info").index(f["level"])):
+            lines.append(f"  [{t('doctor.level.' + f['level'], lang)}] {finding_text(f, lang)}")
+    else:
+        lines.append(t("capture.report.healthy", lang))
+    return lines
+
+
+def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: str) -> str:
+    from maskattn_tui.doctor import report
+
+    users = mask_users(primary(document["calls"]))
+    masks = []
+    for digest, (_, info, diag) in readings.items():
+        masks.append({"hash": digest, "calls": [c["call"] for c in users[digest]],
+                      "sites": sorted({c["site"] for c in users[digest] if c.get("site")}),
+                      "from": (users[digest][0].get("mask") or {}).get("from"),
+                      "diagnosis": report.to_json(diag, info, lang)})
+    return report.dumps({
+        "schema": SCHEMA, "folder": folder, "complete": bool(document.get("complete")),
+        "command": document.get("command"), "exception": document.get("exception"),
+        "exit_status": document.get("exit_status"), "calls": len(attention_calls(document["calls"])),
+        "masks": masks,
+        "findings": [{**f, "message": finding_text(f, lang)} for f in found],
+    })
+
+
+def selected(calls: list[dict], call: int | None, site: str | None) -> list[dict]:
+    chosen = primary(calls)
+    if call is not None:
+        chosen = [c for c in attention_calls(calls) if c["call"] == call]
+        if not chosen:
+            raise MaskattnError("capture_no_call", call=call, last=len(calls) - 1)
+    if site is not None:
+        chosen = [c for c in chosen if c.get("site") and fnmatch.fnmatchcase(c["site"], site)]
+        if not chosen:
+            raise MaskattnError("capture_no_site", site=site)
+    return chosen
+
+
+def _run_expect(folder: str, calls: list[dict], args, lang: str) -> int:
+    from maskattn_tui.doctor import load_mask
+    from maskattn_tui.doctor.cli import _described, _expect_options
+    from maskattn_tui.doctor.expect import expect
+
+    results = []
+    for call in selected(calls, getattr(args, "call", None), getattr(args, "site", None)):
+        mask = call.get("mask") or {}
+        for b, row in enumerate(mask.get("hashes", [])):
+            for h, digest in enumerate(row):
+                if args.batch is not None and b != min(args.batch, len(mask["hashes"]) - 1) or \
+                        args.head is not None and h != min(args.head, len(row) - 1):
+                    continue
+                table, _ = load_mask(manifest.mask_path(folder, digest))
+                options = _expect_options(table.shape, args)
+                result = expect(table, options, _polarity(call) or args.polarity or "attend", digest)
+                results.append((call, b, h, table.shape, options, result))
+    if args.json:
+        from maskattn_tui.doctor.report import dumps
+
+        sys.stdout.write(dumps({"schema": "maskattn-capture-expect/1", "folder": folder, "results": [
+            {"call": c["call"], "site": c.get("site"), "batch": b, "head": h, "shape": list(shape),
+             "expected": o.as_dict(), "match": r.count == 0, "differs_count": r.count,
+             "differs": [list(x) for x in r.cells]} for c, b, h, shape, o, r in results]}) + "\n")
+    else:
+        for c, b, h, shape, o, r in results:
+            key = "capture.expect.match" if r.count == 0 else "capture.expect.differs"
+            sys.stdout.write(t(key, lang, call=c["call"], site=c.get("site") or "-", b=b, h=h, count=r.count,
+                               total=shape[0] * shape[1], options=_described(o)) + "\n")
+        matched = sum(r.count == 0 for *_, r in results)
+        sys.stdout.write(t("capture.expect.summary", lang, matched=matched, total=len(results)) + "\n")
+    return 0 if all(r.count == 0 for *_, r in results) else 1

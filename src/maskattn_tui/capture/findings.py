@@ -1,0 +1,139 @@
+"""Findings across the calls of a capture (each distinct mask's own reading
+is the doctor's): a decode step whose is_causal=True hides the cache,
+layers of one forward given different masks where they should share one,
+query rows with no visible key, a BlockMask whose lengths or block lists
+do not fit the call, and a float mask whose minimum overflowed to -inf.
+Plain data in, plain data out: {code, level, calls, params}."""
+
+from __future__ import annotations
+
+from maskattn_tui.capture.manifest import mask_hashes
+
+ATTENTION = ("sdpa", "hf", "mha", "flex")
+
+
+def attention_calls(calls: list[dict]) -> list[dict]:
+    return [c for c in calls if c.get("kind") in ATTENTION]
+
+
+def primary(calls: list[dict]) -> list[dict]:
+    """The calls that stand for one attention each: an SDPA call inside an
+    HF layer's attention function is that layer's call, unless the layer
+    passed no mask (then the SDPA call shows the table it used)."""
+    by_index = {c["call"]: c for c in calls}
+    out = []
+    for call in attention_calls(calls):
+        parent = by_index.get(call.get("within")) if call.get("within") is not None else None
+        if parent is not None and parent.get("mask") is not None:
+            continue
+        if call["kind"] == "hf" and call.get("mask") is None and any(
+                c.get("within") == call["call"] for c in calls):
+            continue
+        out.append(call)
+    return out
+
+
+def _finding(code: str, level: str, calls: list[int], **params) -> dict:
+    return {"code": code, "level": level, "calls": calls, "params": params}
+
+
+def cross_call(calls: list[dict], readings: dict) -> list[dict]:
+    """`readings`: hash -> the doctor's Diagnosis of that mask."""
+    shown = primary(calls)
+    out: list[dict] = []
+    out += _causal_decode(attention_calls(calls))
+    out += _layers_differ(shown)
+    out += _empty_rows(shown, readings)
+    out += _block_masks(shown)
+    out += _overflow(shown)
+    return out
+
+
+def _causal_decode(calls: list[dict]) -> list[dict]:
+    bad = [c for c in calls if c["kind"] in ("sdpa", "mha") and c.get("is_causal")
+           and (c.get("mask") or {}).get("from") == "is_causal" and c["q_len"] < c["k_len"]]
+    if not bad:
+        return []
+    first = bad[0]
+    return [_finding("decode-is-causal", "error", [c["call"] for c in bad], q=first["q_len"], k=first["k_len"],
+                     past=first["k_len"] - first["q_len"])]
+
+
+def _group_key(call: dict) -> tuple:
+    return (call.get("pid"), call.get("forward"), call["kind"], call.get("layer_type"),
+            call.get("sliding_window"), call["q_len"], call["k_len"])
+
+
+def _layers_differ(calls: list[dict]) -> list[dict]:
+    """Layers of one forward of the same kind, shape and layer type (sliding
+    and full layers apart) whose masks differ."""
+    groups: dict[tuple, list[dict]] = {}
+    for call in calls:
+        if call.get("forward") is not None and call.get("site") is not None:
+            groups.setdefault(_group_key(call), []).append(call)
+    out = []
+    for group in groups.values():
+        tables = {tuple(mask_hashes(c)) for c in group}
+        sites = {c["site"] for c in group}
+        if len(tables) > 1 and len(sites) > 1:
+            out.append(_finding("layers-differ", "warning", [c["call"] for c in group],
+                                forward=group[0]["forward"], masks=len(tables), sites=len(sites)))
+    return out
+
+
+def _empty_rows(calls: list[dict], readings: dict) -> list[dict]:
+    out = []
+    for digest, diag in readings.items():
+        if diag is None or not diag.empty_row_count:
+            continue
+        used = [c["call"] for c in calls if digest in mask_hashes(c)]
+        if used:
+            rows = ", ".join(map(str, diag.empty_rows))
+            out.append(_finding("empty-rows", "warning", used, mask=digest, rows=rows, count=diag.empty_row_count))
+    return out
+
+
+def _block_masks(calls: list[dict]) -> list[dict]:
+    out = []
+    for call in calls:
+        block = call.get("block_mask")
+        if call["kind"] != "flex" or not block:
+            continue
+        q, k = block["seq_lengths"]
+        if (q, k) != (call["q_len"], call["k_len"]):
+            out.append(_finding("blockmask-lengths", "error", [call["call"]], bq=q, bk=k, q=call["q_len"],
+                                k=call["k_len"]))
+        lost, gained = block.get("lists_lost", 0), block.get("lists_gained", 0)
+        if lost or gained:
+            out.append(_finding("blockmask-lists", "error", [call["call"]], lost=lost, gained=gained,
+                                block="x".join(map(str, block["block_size"]))))
+    return _merge(out)
+
+
+def _overflow(calls: list[dict]) -> list[dict]:
+    """A float mask holding -inf beside values near its dtype's minimum: two
+    minimums added (padding + causal) or a cast to a narrower dtype
+    overflowed; a row hidden only by -inf is NaN."""
+    import math
+
+    limits = {"float16": 65504.0, "bfloat16": 3.3895e38, "float32": 3.4028e38, "float64": 1.7976e308}
+    bad = []
+    for call in calls:
+        mask = call.get("mask") or {}
+        low, dtype = mask.get("min"), mask.get("dtype")
+        if mask.get("neg_inf") and low is not None and dtype in limits and not math.isinf(low) \
+                and low <= -0.5 * limits[dtype]:
+            bad.append(call["call"])
+    return [_finding("min-overflow", "warning", bad)] if bad else []
+
+
+def _merge(findings: list[dict]) -> list[dict]:
+    """Findings of one code and the same parameters: one, listing every call."""
+    merged: dict[tuple, dict] = {}
+    for f in findings:
+        key = (f["code"], tuple(sorted(f["params"].items())))
+        if key in merged:
+            merged[key]["calls"] += f["calls"]
+        else:
+            merged[key] = f
+    return list(merged.values())

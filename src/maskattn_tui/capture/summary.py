@@ -1,0 +1,75 @@
+"""Short texts about the calls of a capture, and `Capture.summary()`: one
+line per distinct mask (its shape, where it came from, the doctor's
+reading), with the calls that used it."""
+
+from __future__ import annotations
+
+import re
+
+from maskattn_tui.capture.manifest import mask_hashes
+from maskattn_tui.i18n import t
+
+
+def mask_users(calls: list[dict]) -> dict[str, list[dict]]:
+    """hash -> the calls whose table it is (first use first)."""
+    out: dict[str, list[dict]] = {}
+    for call in calls:
+        for digest in dict.fromkeys(mask_hashes(call)):
+            out.setdefault(digest, []).append(call)
+    return out
+
+
+def ranges(numbers) -> str:
+    """[0, 1, 2, 5] -> "0-2, 5"."""
+    values = sorted(set(numbers))
+    parts, start = [], None
+    for i, n in enumerate(values):
+        if start is None:
+            start = n
+        if i + 1 == len(values) or values[i + 1] != n + 1:
+            parts.append(str(start) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(parts)
+
+
+def calls_text(calls: list[dict]) -> str:
+    return "#" + ranges(c["call"] for c in calls) if calls else "-"
+
+
+_NUMBER = re.compile(r"\.(\d+)\.")
+
+
+def sites_text(calls: list[dict], limit: int = 3) -> str:
+    """Module paths, the layer numbers folded: model.layers.{0-3}.self_attn."""
+    folded: dict[str, list[int]] = {}
+    for call in calls:
+        site = call.get("site") or "-"
+        match = _NUMBER.search(site)
+        if match:
+            folded.setdefault(site[:match.start()] + ".{}." + site[match.end():], []).append(int(match.group(1)))
+        else:
+            folded.setdefault(site, [])
+    parts = [site.replace("{}", "{" + ranges(numbers) + "}") if numbers else site
+             for site, numbers in folded.items()]
+    return ", ".join(parts[:limit]) + (f" +{len(parts) - limit}" if len(parts) > limit else "")
+
+
+def steps_text(calls: list[dict], lang: str) -> str:
+    forwards = [c["forward"] for c in calls if c.get("forward") is not None]
+    steps = [c["generate_step"] for c in calls if c.get("generate_step") is not None]
+    if steps:
+        kind = "prefill" if set(steps) == {0} else "decode" if 0 not in steps else "both"
+        return t(f"capture.steps.{kind}", lang, steps=ranges(steps))
+    if forwards:
+        return t("capture.steps.forwards", lang, forwards=ranges(forwards))
+    return t("capture.steps.outside", lang)
+
+
+def summary_lines(calls: list[dict], folder: str, lang: str = "en") -> list[str]:
+    from maskattn_tui.capture.doctor import mask_line, read_masks
+    from maskattn_tui.capture.findings import primary
+
+    readings = read_masks(folder, calls)
+    users = mask_users(primary(calls))
+    lines = [mask_line(digest, diag, users[digest], lang) for digest, (_, _, diag) in readings.items()]
+    return lines or [t("capture.report.no_calls", lang)]
