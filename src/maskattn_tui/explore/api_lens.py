@@ -260,10 +260,20 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -
         arguments["attention_chunk_size"] = p.chunk
         o = p.chunk_origin  # HF's chunked_overlay subtracts the left padding
         api = _and(api, [[(k - o) // p.chunk == (past + r - o) // p.chunk for k in range(cols)] for r in range(rows)])
+    extra: list[str] = []
     if p.prefix is not None:
         # PaliGemma: token_type_ids == 0 marks the bidirectional prefix.
         arguments["token_type_ids"] = [0 if k < p.prefix else 1 for k in range(cols)]
-        api = [[ok or (k < p.prefix and not table.key_is_pad[k]) for k, ok in enumerate(row)] for row in api]
+        overlay = [[ok or (k < p.prefix and not table.key_is_pad[k]) for k, ok in enumerate(row)] for row in api]
+        if past == 0:
+            api = overlay
+        elif overlay != api:
+            # PaliGemmaModel hands token_type_ids to the mask only on the first
+            # iteration (empty cache or pixel_values): with a cache, plain causal.
+            r, k = next((r, k) for r, row in enumerate(overlay) for k, ok in enumerate(row) if ok != api[r][k])
+            ids = ", ".join("0" if k < p.prefix else "-1" for k in range(cols))
+            extra.append(t("explore.lens.limit.hf.prefix_cache", lang, past=past, q=past + r, k=k, ids=ids,
+                           prefix=p.prefix))
     if p.documents is not None:
         arguments["position_ids"] = list(table.key_position_ids)
         if past == 0 and not any(table.key_is_pad):
@@ -278,7 +288,8 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -
     return _entry(
         table, "hf", lang, api,
         api="transformers (attention_mask)", argument="attention_mask", dtype="int",
-        shape=[1, cols], meaning=meaning, value=value, arguments=arguments, limits=_limits("hf", cannot, lang),
+        shape=[1, cols], meaning=meaning, value=value, arguments=arguments,
+        limits=extra + _limits("hf", cannot, lang),
         # eager: the softmax runs in float32; finfo(float64).min becomes
         # -inf there, so only float64 gives NaN (checked, torch 2.13).
         empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_eager_f64", "nan", "checked"),
