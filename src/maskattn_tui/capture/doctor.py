@@ -73,6 +73,8 @@ def _head(folder: str, document: dict, lang: str) -> list[str]:
         lines.append(t("capture.report.incomplete", lang))
     if document.get("exception"):
         lines.append(t("capture.report.exception", lang, exception=document["exception"]))
+    elif document.get("exit_status"):
+        lines.append(t("capture.report.exit_status", lang, status=document["exit_status"]))
     return lines
 
 

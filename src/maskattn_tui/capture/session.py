@@ -73,7 +73,7 @@ class Capture:
         return self
 
     def __exit__(self, kind, value, tb) -> bool:
-        if kind is not None and not (kind is SystemExit and value.code in (0, None)):
+        if kind is not None and kind is not SystemExit:
             self.exception = "".join(traceback.format_exception_only(kind, value)).strip()
         self.stop()
         return False

@@ -43,7 +43,7 @@ def sites_text(calls: list[dict], limit: int = 3) -> str:
     """Module paths, the layer numbers folded: model.layers.{0-3}.self_attn."""
     folded: dict[str, list[int]] = {}
     for call in calls:
-        site = call.get("site") or "-"
+        site = call.get("site") or call.get("user_frame") or call.get("frame") or "-"
         match = _NUMBER.search(site)
         if match:
             folded.setdefault(site[:match.start()] + ".{}." + site[match.end():], []).append(int(match.group(1)))

@@ -256,8 +256,14 @@ def cmd_doctor(args, lang: str) -> int:
     return doctor_cli.run(args, lang)
 
 
+def cmd_capture(args, lang: str) -> int:
+    from maskattn_tui.capture.run import run
+
+    return run(args.out, args.program, lang)
+
+
 COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,
-            "doctor": cmd_doctor}
+            "doctor": cmd_doctor, "capture": cmd_capture}
 #: Commands that write their output and exit: short, bounded runs.
 BATCH_COMMANDS = frozenset({"print", "json", "check", "doctor"})
 

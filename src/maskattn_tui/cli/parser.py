@@ -211,10 +211,10 @@ def build_parser() -> Parser:
     _add_ascii(parser)
     _add_mask(parser)
     _add_explore(parser)
-    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor}", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor,capture}", parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
                             ("check", _check_arguments), ("export", _export_arguments),
-                            ("doctor", _doctor_arguments)):
+                            ("doctor", _doctor_arguments), ("capture", _capture_arguments)):
         sub.add_parser(name, help=_h(f"cli.help.{name}"), description=_h(f"cli.help.{name}"), arguments=arguments)
     return parser
 
@@ -246,6 +246,13 @@ def _export_arguments(p_export: Parser) -> None:
     p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
     _add_ascii(p_export)
     _add_explore(p_export)
+
+
+def _capture_arguments(p_capture: Parser) -> None:
+    p_capture.add_argument("-o", "--out", default="maskattn-capture", metavar="DIR", help=_h("capture.help.out"))
+    _add_lang(p_capture)
+    p_capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python script.py ARGS",
+                           help=_h("capture.help.command"))
 
 
 def _doctor_arguments(p_doctor: Parser) -> None:
