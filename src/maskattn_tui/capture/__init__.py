@@ -17,3 +17,14 @@ def capture(dir=None):
     from maskattn_tui.capture.session import capture as start
 
     return start(dir)
+
+
+class _CallablePackage(__import__("types").ModuleType):
+    """`from maskattn_tui import capture` gives this package (a subpackage
+    wins over any attribute of that name): calling it is calling capture()."""
+
+    def __call__(self, dir=None):
+        return capture(dir)
+
+
+__import__("sys").modules[__name__].__class__ = _CallablePackage
