@@ -22,7 +22,8 @@ FIELDS = {"schema", "file", "format", "stored_shape", "dtype", "batch", "head", 
           "representation", "minimum", "minimum_dtype", "polarity", "alignment", "offset", "alignment_score",
           "hypotheses", "api", "rule", "leaks", "leak_count", "empty_rows", "empty_row_count", "pad_keys",
           "pad_key_count", "pad_side", "pad_query_rows", "pad_query_row_count", "window", "chunk", "prefix",
-          "documents", "tree", "findings"}
+          "documents", "tree", "findings", "family", "polarity_assumed", "alternatives", "unused_slots",
+          "unused_slot_count", "pad_runs", "bidirectional_blocks", "window_left", "window_right", "slices"}
 
 
 def window_mask(past=3, new=4, w=4):
@@ -131,7 +132,8 @@ def test_hf_pair_decoding_with_a_cache(capsys):
     assert doc["shape"] == [2, 6] and doc["offset"] == 4 and doc["alignment"] == "bottom-right"
     codes = [f["code"] for f in doc["findings"]]
     assert "right-padding" in codes and "positions-mismatch" not in codes  # the PAD's 4 is not checked
-    assert doc["expected_position_ids"] == [3, -1] and doc["pad_keys"] == [5] and doc["pad_side"] == "right"
+    # key 0 (left PAD) and key 5 (the PAD new token): both runs are PAD keys
+    assert doc["expected_position_ids"] == [3, -1] and doc["pad_keys"] == [0, 5] and doc["pad_runs"] == [[0, 1], [5, 6]]
     doc = run_json(capsys, "--attention-mask", "0,1,1,1,1,1", "--past", "4", "--position-ids", "4,5")
     shifted = next(f for f in doc["findings"] if f["code"] == "positions-shifted")
     assert shifted["cells"] == [[4, 4, 3], [5, 5, 4]]

@@ -7,8 +7,14 @@ it. Pure (numpy only): the CLI prints it, the TUI can show it.
     d.polarity, d.alignment, d.window, [f.code for f in d.findings]
 
 A few streaming passes over row bands (never a Python loop per cell): the
-values (for numeric masks), the row statistics, the rule comparison (by
-arithmetic where rows are one run of keys, re-reading the others)."""
+values (for numeric masks), the row statistics, the rule comparisons (by
+arithmetic where rows are one run of keys, re-reading the others).
+
+Polarity first: an additive mask is always 0 = visible; a bool or 0/1 mask
+is read both ways and the polarity whose best reading is simpler wins, True
+= attend (SDPA's and HF's convention) on a tie, said as an assumption
+(`polarity_assumed`). Then every family's reading is scored (doctor.readings)
+and the simplest exact one chosen; equally simple ones are `alternatives`."""
 
 from __future__ import annotations
 
@@ -16,11 +22,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from maskattn_tui.doctor.alignment import Alignment, decide
-from maskattn_tui.doctor.compare import CELL_LIMIT, Comparison, compare
-from maskattn_tui.doctor.patterns import Fit, best_fit
+from maskattn_tui.doctor.alignment import Alignment, decide, score
+from maskattn_tui.doctor.compare import CELL_LIMIT
+from maskattn_tui.doctor.patterns import Fit
+from maskattn_tui.doctor.readings import EXACT_SLACK, Scored, best_readings
 from maskattn_tui.doctor.representation import Reading, Representation, check_array, classify
-from maskattn_tui.doctor.rows import RowStats, inverted, scan
+from maskattn_tui.doctor.rows import inverted, scan
 from maskattn_tui.errors import MaskattnError
 
 
@@ -46,6 +53,12 @@ class Diagnosis:
     findings: tuple[Finding, ...]
     #: the API the mask looks meant for: sdpa | mha | additive | int01 | float01
     api: str
+    #: the chosen reading's family (doctor.families): causal, static-cache, ...
+    family: str = "causal"
+    #: other readings as simple as the chosen one (each a doctor.readings.Scored)
+    alternatives: tuple = ()
+    #: no evidence told True = attend from True = blocked: the prior was used
+    polarity_assumed: bool = False
 
     @property
     def polarity(self) -> str:
@@ -66,6 +79,18 @@ class Diagnosis:
     @property
     def leak_count(self) -> int:
         return self.fit.comparison.leak_count
+
+    @property
+    def unused_slots(self) -> tuple[int, int] | None:
+        """A static cache's unused slots as [start, stop), or None."""
+        rule = self.fit.rule
+        return (rule.keys - rule.unused, rule.keys) if rule.unused else None
+
+    @property
+    def pad_runs(self) -> tuple[tuple[int, int], ...]:
+        """Every run of PAD keys [start, stop): the left or right one and the gaps."""
+        runs = ([self.pad_keys] if self.pad_keys is not None else []) + list(self.fit.rule.gaps)
+        return tuple(sorted(runs))
 
     @property
     def pad_keys(self) -> tuple[int, int] | None:
@@ -121,21 +146,6 @@ def _api(rep: Representation, polarity: str) -> str:
     return "additive" if rep.reading == "additive" else "sdpa"
 
 
-def _first_hidden(reading: Reading, limit: int = CELL_LIMIT) -> tuple[tuple[int, int], ...]:
-    """The first hidden cells (row-major), reading as few bands as needed."""
-    out: list = []
-    for r0, _, band in reading.bands():
-        rows, keys = np.nonzero(~band)
-        out.extend((int(r) + r0, int(k)) for r, k in zip(rows[:limit], keys[:limit]))
-        if len(out) >= limit:
-            break
-    return tuple(out[:limit])
-
-
-def _capped(index: np.ndarray) -> tuple[int, ...]:
-    return tuple(int(i) for i in index[:CELL_LIMIT])
-
-
 def _checked(mask, name: str) -> np.ndarray:
     mask = mask if isinstance(mask, np.ndarray) else np.asarray(mask)
     if mask.ndim != 2:
@@ -144,10 +154,24 @@ def _checked(mask, name: str) -> np.ndarray:
     return mask
 
 
+def _capped(index: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in index[:CELL_LIMIT])
+
+
+def _alignment_name(rule) -> str:
+    if not rule.causal and rule.tree is None:
+        return "none"
+    if rule.offset == rule.keys - rule.rows:
+        return "bottom-right"
+    return "top-left" if rule.offset == 0 else "offset"
+
+
 def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     """Diagnose a 2-D mask (L queries x S keys; numpy array or memmap).
     `polarity` ("attend"/"blocked") overrides the decided one; `source` (the
     MaskInfo from load_mask) adds its shape warnings."""
+    from maskattn_tui.doctor.findings import findings_of
+
     name = str(getattr(source, "path", "") or "mask")
     mask = _checked(mask, name)
     rows, keys = mask.shape
@@ -155,94 +179,42 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     raw = Reading(mask, rep, "attend")
     raw_stats = scan(raw)
     inv_stats = inverted(raw_stats, raw.flipped())
-    align = decide(raw_stats, inv_stats, rows, keys, polarity)
-    reading = raw if align.polarity == "attend" else raw.flipped()
-    stats = raw_stats if align.polarity == "attend" else inv_stats
-    fit = best_fit(reading, stats, align.offset, causal=align.alignment != "none")
-    if align.alignment == "none":  # few rows end on their own key: is it causal with many leaks?
-        align, fit = _causal_after_all(reading, stats, align, fit)
+    table = decide(raw_stats, inv_stats, rows, keys, polarity).scores
+    both = {"attend": (raw, raw_stats), "blocked": (raw.flipped(), inv_stats)}
+    # additive: 0 is visible in every API, so never read the other way
+    tried = [polarity] if polarity else (["attend"] if rep.reading == "additive" else ["attend", "blocked"])
+    found: dict[str, list[Scored]] = {}
+    bound = None
+    for pol in tried:
+        found[pol] = best_readings(*both[pol], bound)
+        if found[pol]:
+            bound = found[pol][0].score
+    chosen = min((p for p in tried if found[p]), key=lambda p: (found[p][0].score, tried.index(p)))
+    assumed = len(tried) == 2 and all(found[p] for p in tried) and found["attend"][0].score == found["blocked"][0].score
+    best, *others = found[chosen]
+    reading, stats = both[chosen]
+    if not best.exact:  # a correct mask of a less simple family: name it, so no error rests on one reading
+        others += best_readings(reading, stats, best.score + EXACT_SLACK, exact_only=True)[:1]
+    inverted_fit = None
+    if rep.reading == "additive" and polarity is None and not best.exact:  # -inf where 0 belongs?
+        flipped = best_readings(*both["blocked"], best.score - 1)
+        inverted_fit = flipped[0] if flipped and flipped[0].exact else None
+    rule = best.rule
+    alignment = Alignment(chosen, _alignment_name(rule), int(rule.offset),
+                          score(stats, int(rule.offset)) if rule.causal else 0.0, table)
+    fit = Fit(best.name, rule, best.comparison)
     empty = np.flatnonzero(stats.empty)
-    own = np.arange(rows) + align.offset
     pad_rows = np.zeros(rows, dtype=bool)
-    if fit.rule.pad:
-        start = 0 if fit.rule.pad_side == "left" else keys - fit.rule.pad
-        pad_rows = (own >= start) & (own < start + fit.rule.pad)
+    if rule.causal or rule.tree is not None:  # a query row at a PAD position (same sequence as the keys)
+        own = np.arange(rows) + rule.offset
+        for start, stop in (([rule._pad_keys()] if rule.pad else []) + list(rule.gaps)):
+            pad_rows |= (own >= start) & (own < stop)
     pad_query = np.flatnonzero(pad_rows)
-    api = _api(rep, align.polarity)
-    findings = _findings(reading, stats, rep, align, fit, empty, pad_query, source)
-    return Diagnosis((rows, keys), rep, align, fit, _capped(empty), int(empty.size), _capped(pad_query),
-                     int(pad_query.size), tuple(findings), api)
-
-
-def _causal_after_all(reading: Reading, stats: RowStats, align: Alignment, fit: Fit) -> tuple[Alignment, Fit]:
-    """The best causal reading of this polarity, if it differs from the mask
-    in no more cells than the best bidirectional one (e.g. tril(ones, 1):
-    every row sees one future key, so no row ends on its own key; or a
-    decoding step whose last key is PAD)."""
-    name = max((s for s in align.scores if s[0] == align.polarity), key=lambda s: s[2])[1]
-    offset = reading.keys - reading.rows if name == "bottom-right" else 0
-    causal = best_fit(reading, stats, offset, causal=True)
-    if causal.comparison.count <= fit.comparison.count:
-        return replace(align, alignment=name, offset=offset), causal
-    return align, fit
-
-
-def _diagonal_cells(rows: np.ndarray, offset: int) -> tuple[tuple[int, int], ...]:
-    return tuple((int(r), int(r) + offset) for r in rows[:CELL_LIMIT])
-
-
-def _findings(reading: Reading, stats: RowStats, rep: Representation, align: Alignment, fit: Fit,
-              empty: np.ndarray, pad_query: np.ndarray, source) -> list[Finding]:
-    rows, keys = reading.rows, reading.keys
-    out: list[Finding] = []
-    if source is not None and getattr(source, "per_head_broadcast", False):
-        out.append(Finding("per-head-broadcast", "warning", count=source.shape[0],
-                           params={"n": source.shape[0], "shape": "x".join(map(str, source.shape))}))
-    if rep.kind == "float01":
-        hidden = _first_hidden(reading)
-        out.append(Finding("float-keep-mask", "error", hidden, int(rows * keys - stats.count.sum())))
-    elif rep.kind == "additive-finite":
-        cells = _diagonal_cells(empty, 0)
-        params = {"minimum": f"{rep.minimum:.6g}", "dtype": rep.minimum_dtype or "?"}
-        if empty.size:
-            params["variant"] = "empty"
-        out.append(Finding("finite-min", "warning" if empty.size else "info", cells, int(empty.size), params))
-    elif rep.kind == "mixed":
-        out.append(Finding("mixed-values", "warning"))
-    if align.polarity == "blocked":
-        out.append(Finding("true-means-blocked" if rep.kind == "bool" else "inverted",
-                           "info" if rep.kind == "bool" else "error"))
-    if align.alignment == "top-left" and rows != keys:
-        right = compare(reading, stats, fit.rule.replace(offset=keys - rows))
-        out.append(Finding("top-left", "error", right.cells, right.count,
-                           {"past": keys - rows, "rows": rows, "keys": keys}))
-    if align.alignment == "none":
-        out.append(Finding("bidirectional", "info"))
-    comparison = fit.comparison
-    if comparison.leak_count:
-        out.append(Finding("leak", "error", comparison.leaks, comparison.leak_count,
-                           {} if fit.name == "causal" and not fit.rule.pad else {"variant": "rule"}))
-    if comparison.count > comparison.leak_count:
-        out.append(Finding("closest-rule", "warning", comparison.cells, comparison.count))
-    if empty.size:
-        out.append(Finding("empty-rows", "warning", _diagonal_cells(empty, align.offset), int(empty.size),
-                           {"rows": _rows_text(empty)}))
-    if pad_query.size:
-        out.append(Finding("pad-query-rows", "warning", _diagonal_cells(pad_query, align.offset),
-                           int(pad_query.size), {"rows": _rows_text(pad_query)}))
-    rule = fit.rule
-    if rule.window is not None:
-        out.append(Finding("window", "info", params={"w": rule.window, "w1": rule.window - 1}))
-    if rule.chunk is not None:
-        out.append(Finding("chunk", "info", params={"c": rule.chunk}))
-    if rule.documents is not None:
-        out.append(Finding("documents", "info", params={"lengths": ",".join(map(str, rule.documents))}))
-    if rule.prefix is not None:
-        out.append(Finding("prefix", "info", params={"p": rule.prefix}))
-    if rule.tree is not None:
-        out.append(Finding("tree", "info", params={"parents": ",".join(map(str, rule.tree[:CELL_LIMIT])),
-                                                   "past": rule.offset}))
-    return out
+    api = _api(rep, chosen)
+    diag = Diagnosis((rows, keys), rep, alignment, fit, _capped(empty), int(empty.size), _capped(pad_query),
+                     int(pad_query.size), (), api, best.family, tuple(others), assumed)
+    findings = findings_of(diag, reading, stats, empty, pad_query, source, inverted_fit)
+    return replace(diag, findings=tuple(findings))
 
 
 def _rows_text(index: np.ndarray) -> str:

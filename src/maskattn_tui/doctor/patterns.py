@@ -6,6 +6,11 @@ compared with the mask and the one with the fewest differing cells wins
 (ties: the simpler one). A mask that fits no rule still gets the closest
 one, and the cells where it differs.
 
+`candidates` and `best_fit` are this per-alignment fit (scale.reading
+uses it for mask_mods); a saved mask is read by every family at once,
+cheapest description first (doctor.families, doctor.readings), from the
+helpers here.
+
 How the statistics show each pattern (rows at position p = row + offset):
 
     left PAD k      keys 0..k-1 never visible; rows start at key k
@@ -32,7 +37,7 @@ from maskattn_tui.doctor.rules import TREE_MAX, Rule
 
 @dataclass(frozen=True)
 class Fit:
-    name: str  # causal | bidirectional | window | chunk | documents | prefix | tree
+    name: str  # causal | bidirectional | window | chunk | documents | prefix | tree | blocks
     rule: Rule
     comparison: Comparison
 

@@ -14,11 +14,17 @@ many there are. No NaN/Infinity tokens: a missing number is null.
     polarity attend|blocked; alignment bottom-right|top-left|none; offset
     alignment_score, hypotheses [{polarity, alignment, score}]
     api             sdpa|mha|additive|int01|float01 (whose fixes are spelled)
+    family          the reading's family (doctor.families); polarity_assumed
     rule            {name, causal, past, pad, pad_side, window, chunk, prefix,
-                     documents, tree, differs, cells}: the closest known rule
+                     documents, tree, right, gaps, blocks, unused, differs,
+                     cells}: the chosen reading
+    alternatives    [{family, rule, differs, cost}]: readings as simple
+    unused_slots, unused_slot_count; pad_runs; bidirectional_blocks;
+    window_left, window_right
     leaks, leak_count                visible future cells the rule hides
     empty_rows, empty_row_count      rows with no visible key
-    pad_keys, pad_key_count, pad_side, pad_query_rows, pad_query_row_count
+    pad_keys, pad_key_count (every PAD run), pad_side (of the edge run),
+    pad_query_rows, pad_query_row_count
     window (keys incl. self), chunk, prefix, documents (lengths), tree
     (parents): null when absent
     findings        [{code, level error|warning|info, message, cells, count}]
@@ -71,10 +77,27 @@ def _fix_params(api: str, rows: int, keys: int, lang: str) -> dict:
             "snippet": snippet.format(L=rows, S=keys, d=d, d1=d + 1)}
 
 
+def _readings_text(diag: Diagnosis, lang: str) -> str:
+    """The chosen reading and its equals, each with its differing cells."""
+    parts = []
+    for name, family, rule, comparison in ((diag.fit.name, diag.family, diag.rule, diag.fit.comparison),
+                                           *((s.name, s.family, s.rule, s.comparison) for s in diag.alternatives)):
+        text = reading_text(name, family, rule, lang)
+        if comparison.count:
+            text += t("doctor.reading.differs", lang, count=comparison.count,
+                      cells=cells_text(comparison.cells, comparison.count))
+        parts.append(t("doctor.reading.item", lang, text=text))
+    return t("doctor.reading.or", lang).join(parts)
+
+
 def finding_message(finding: Finding, diag: Diagnosis | None, lang: str) -> str:
     params = dict(finding.params)
     if diag is not None:
         params = {**_fix_params(diag.api, *diag.shape, lang), "rule": rule_text(diag, lang), **params}
+        if finding.code == "top-left":
+            params["fix"] = t(f"doctor.fix.top-left.{diag.api}", lang, **params)
+        if finding.code == "readings":
+            params["readings"] = _readings_text(diag, lang)
     params.setdefault("count", finding.count)
     params["cells"] = cells_text(finding.cells, finding.count)
     variant = params.pop("variant", None)
@@ -86,11 +109,15 @@ def finding_json(finding: Finding, diag: Diagnosis | None, lang: str) -> dict:
             "cells": [list(c) for c in finding.cells], "count": finding.count}
 
 
-def _keys_list(span) -> list[int]:
-    return [] if span is None else list(range(span[0], min(span[1], span[0] + CELL_LIMIT)))
+def _pad_list(runs) -> list[int]:
+    """The first PAD keys of every run (at most CELL_LIMIT)."""
+    out: list[int] = []
+    for a, b in runs:
+        out.extend(range(a, min(b, a + CELL_LIMIT - len(out))))
+    return out
 
 
-def to_json(diag: Diagnosis, info, lang: str, extra: tuple[Finding, ...] = ()) -> dict:
+def to_json(diag: Diagnosis, info, lang: str, extra: tuple[Finding, ...] = (), slices: list | None = None) -> dict:
     rep, align, fit = diag.representation, diag.alignment, diag.fit
     pad = diag.pad_keys
     return {
@@ -103,17 +130,27 @@ def to_json(diag: Diagnosis, info, lang: str, extra: tuple[Finding, ...] = ()) -
         "alignment_score": round(align.score, 4),
         "hypotheses": [{"polarity": p, "alignment": a, "score": s} for p, a, s in align.scores],
         "api": diag.api,
+        "family": diag.family, "polarity_assumed": diag.polarity_assumed,
         "rule": {"name": fit.name, **fit.rule.describe(), "differs": fit.comparison.count,
                  "cells": [list(c) for c in fit.comparison.cells]},
+        "alternatives": [{"family": s.family, "rule": {"name": s.name, **s.rule.describe()},
+                          "differs": s.comparison.count, "cost": s.cost} for s in diag.alternatives],
+        "unused_slots": list(diag.unused_slots) if diag.unused_slots else None,
+        "unused_slot_count": fit.rule.unused,
+        "pad_runs": [list(r) for r in diag.pad_runs],
+        "bidirectional_blocks": [list(b) for b in fit.rule.blocks],
+        "window_left": None if diag.window is None else diag.window - 1,
+        "window_right": None if diag.window is None else fit.rule.right_width,
         "leaks": [list(c) for c in diag.leaks], "leak_count": diag.leak_count,
         "empty_rows": list(diag.empty_rows), "empty_row_count": diag.empty_row_count,
-        "pad_keys": _keys_list(pad), "pad_key_count": 0 if pad is None else pad[1] - pad[0],
+        "pad_keys": _pad_list(diag.pad_runs), "pad_key_count": sum(b - a for a, b in diag.pad_runs),
         "pad_side": diag.pad_side,
         "pad_query_rows": list(diag.pad_query_rows), "pad_query_row_count": diag.pad_query_row_count,
         "window": diag.window, "chunk": diag.chunk, "prefix": diag.prefix,
         "documents": list(diag.documents) if diag.documents is not None else None,
         "tree": list(diag.tree) if diag.tree is not None else None,
         "findings": [finding_json(f, diag, lang) for f in (*diag.findings, *extra)],
+        "slices": slices,
     }
 
 
@@ -127,15 +164,32 @@ def dumps(document: dict) -> str:
     return _FLAT_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
 
 
-def rule_text(diag: Diagnosis, lang: str) -> str:
-    rule, name = diag.rule, diag.fit.name
-    parts = [t(f"doctor.rule.{name}", lang, w=rule.window, c=rule.chunk, p=rule.prefix,
-               lengths=",".join(map(str, diag.documents or ())),
-               parents=",".join(map(str, (rule.tree or ())[:CELL_LIMIT])))]
-    if diag.pad_keys is not None:
-        a, b = diag.pad_keys
-        parts.append(t("doctor.rule.pad", lang, first=a, last=b - 1, side=t(f"doctor.side.{diag.pad_side}", lang)))
+def _runs(runs) -> str:
+    return ", ".join(f"{a}" if b - a == 1 else f"{a}-{b - 1}" for a, b in runs[:CELL_LIMIT])
+
+
+def reading_text(name: str, family: str, rule, lang: str) -> str:
+    """A reading in words: its family and parameters, then its PAD keys."""
+    from maskattn_tui.doctor.diagnosis import chunk_lengths
+
+    documents = chunk_lengths(rule.keys, rule.chunk, rule.chunk_origin) if rule.chunk else rule.documents
+    parts = [t(f"doctor.rule.{family}", lang, w=rule.window, c=rule.chunk, p=rule.prefix,
+               lengths=",".join(map(str, documents or ())),
+               parents=",".join(map(str, (rule.tree or ())[:CELL_LIMIT])),
+               left=None if rule.window is None else rule.window - 1, right=rule.right_width,
+               filled=rule.offset, unused=rule.unused, blocks=_runs(rule.blocks))]
+    if rule.window is not None and name in ("documents", "blocks"):
+        parts.append(t("doctor.rule.window", lang, w=rule.window))
+    if rule.pad:
+        a, b = rule._pad_keys()
+        parts.append(t("doctor.rule.pad", lang, first=a, last=b - 1, side=t(f"doctor.side.{rule.pad_side}", lang)))
+    if rule.gaps:
+        parts.append(t("doctor.rule.gaps", lang, runs=_runs(rule.gaps)))
     return t("doctor.report.join", lang).join(parts)
+
+
+def rule_text(diag: Diagnosis, lang: str) -> str:
+    return reading_text(diag.fit.name, diag.family, diag.rule, lang)
 
 
 def _picture(mask, diag: Diagnosis, lang: str) -> list[str]:

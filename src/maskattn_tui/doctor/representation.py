@@ -10,6 +10,7 @@ Representations (MASK-PATTERNS 3.2 item 1):
                      to the scores masks nothing)
     additive-inf     floats 0 / -inf (an all-zero float mask too: it hides nothing)
     additive-finite  0 / one large finite negative (<= -1e4), e.g. finfo.min
+                     (and -inf where two such masks were added: `overflow`)
     mixed            anything else (e.g. a bias plus -inf, or 0 / 255)
 
 The *raw* reading: True/1 is visible for bool and 0/1 masks; a value above
@@ -42,6 +43,8 @@ class Representation:
     minimum_dtype: str | None = None
     #: raw reading: "truthy" (nonzero = visible) or "additive" (> -1e4 = visible)
     reading: str = "truthy"
+    #: an additive-finite mask also holds -inf (two finfo.min masks added overflow)
+    overflow: bool = False
 
 
 def finfo_name(value: float) -> str | None:
@@ -99,7 +102,8 @@ class _Values:
             if self.neg_min is None:
                 return Representation("additive-inf", reading="additive")
             if self.neg_min == self.neg_max and self.neg_min <= BLOCK_BELOW:
-                return Representation("additive-finite", self.neg_min, finfo_name(self.neg_min), "additive")
+                return Representation("additive-finite", self.neg_min, finfo_name(self.neg_min), "additive",
+                                      self.neg_inf)
         return Representation("mixed", reading="additive" if negatives else "truthy")
 
 

@@ -8,15 +8,19 @@ The parts combine as in Hugging Face's masking_utils (and the explorer):
              tree:   committed keys k < offset, ancestors and self only
     prefix   OR  k < prefix            (a bidirectional prefix, then causal)
     window   AND p - window < k        (window = keys incl. self, HF's
-                                        sliding_window); not causal: |p-k| < window,
-                                        a bidirectional window the inference may
-                                        report but --expect refuses, as explore does
+                                        sliding_window); not causal also
+                                        k <= p + right (right = window - 1 unless
+                                        given: a two-sided window, which --expect
+                                        refuses, as explore does)
     chunk    AND (k-o) // chunk == (p-o) // chunk, o = the first real token
                                        with left PAD (HF's chunked_overlay)
     documents AND same document (lengths covering the keys)
+    blocks   OR  p and k in one block  (bidirectional islands: image tokens,
+                                        HF's block_sequence_ids)
     pad      AND k is not PAD (the first `pad` keys, or the last)
+    gaps     AND k in no gap (PAD runs between real keys)
 
-Every rule but a tree gives each row one contiguous run of keys, so it also
+Every rule but a tree or one with gaps gives each row one contiguous run of keys, so it also
 has `intervals()`: per row the first and last visible key (first > last for
 an empty row), which lets big masks be compared without building tables."""
 
@@ -47,6 +51,12 @@ class Rule:
     documents: tuple[int, ...] | None = None
     #: parent of each new token (row), -1 for a child of the committed keys
     tree: tuple[int, ...] | None = None
+    #: keys after its own position a non-causal window shows (None: window - 1)
+    right: int | None = None
+    #: PAD runs [start, stop) between real keys, hidden from every row
+    gaps: tuple[tuple[int, int], ...] = ()
+    #: bidirectional blocks [start, stop) of positions: each sees all of itself
+    blocks: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.pad <= self.keys:
@@ -70,6 +80,23 @@ class Rule:
                 raise MaskattnError("doctor_tree_size", rows=self.rows, most=TREE_MAX)
             if self.offset + self.rows > self.keys or self.offset < 0:
                 raise MaskattnError("doctor_tree_keys", rows=self.rows, keys=self.keys, past=self.offset)
+        for runs in (self.gaps, self.blocks):  # built by the inference, never typed: a bug if wrong
+            if any(not 0 <= a < b <= self.keys for a, b in runs) or list(runs) != sorted(runs):
+                raise ValueError(f"bad runs {runs!r} for {self.keys} keys")
+
+    @property
+    def right_width(self) -> int:
+        """Keys after its own position a row may see (0 when causal)."""
+        if self.causal or self.window is None:
+            return 0
+        return self.window - 1 if self.right is None else self.right
+
+    @property
+    def unused(self) -> int:
+        """Static-cache slots after the last query's position: no causal row sees them."""
+        if not self.causal or self.tree is not None:
+            return 0
+        return max(0, self.keys - (self.offset + self.rows))
 
     def replace(self, **changes) -> "Rule":
         return replace(self, **changes)
@@ -130,21 +157,25 @@ class Rule:
         if self.window is not None:
             allowed &= k > p - self.window
             if not self.causal:
-                allowed &= k < p + self.window
+                allowed &= k <= p + self.right_width
         if self.chunk is not None:
             o = self.chunk_origin
             allowed &= ((k - o) // self.chunk) == ((p - o) // self.chunk)
         if self.documents is not None:
             allowed &= self._doc_of(k) == self._doc_of(p)
+        for a, b in self.blocks:
+            allowed |= (p >= a) & (p < b) & (k >= a) & (k < b)
         if self.pad:
             start, stop = self._pad_keys()
             allowed[:, start:stop] = False
+        for a, b in self.gaps:
+            allowed[:, a:b] = False
         return allowed
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Per row (first, last) visible key, first > last when the row is
-        empty; None for a tree (its rows are not one run of keys)."""
-        if self.tree is not None:
+        empty; None for a tree or gaps (rows are not one run of keys)."""
+        if self.tree is not None or self.gaps:
             return None
         p = self.positions(slice(None))
         last_key = self.keys - 1
@@ -155,7 +186,7 @@ class Rule:
         if self.window is not None:
             lo = np.maximum(lo, p - self.window + 1)
             if not self.causal:
-                hi = np.minimum(hi, p + self.window - 1)
+                hi = np.minimum(hi, p + self.right_width)
         if self.chunk is not None:
             o = self.chunk_origin
             start = ((p - o) // self.chunk) * self.chunk + o
@@ -165,6 +196,9 @@ class Rule:
             ends = np.append(self._doc_ends, self.keys + max(0, int(p.max(initial=0)) + 1))
             starts = np.concatenate(([0], ends[:-1]))
             lo, hi = np.maximum(lo, starts[doc]), np.minimum(hi, ends[doc] - 1)
+        for a, b in self.blocks:  # the block meets the row's run at its own position: one run
+            inside = (p >= a) & (p < b)
+            lo, hi = np.where(inside, np.minimum(lo, a), lo), np.where(inside, np.maximum(hi, b - 1), hi)
         if self.pad:
             start, stop = self._pad_keys()
             if start == 0:
@@ -180,7 +214,10 @@ class Rule:
                 "pad_side": self.pad_side if self.pad else None, "window": self.window,
                 "chunk": self.chunk, "prefix": self.prefix,
                 "documents": list(self.documents) if self.documents is not None else None,
-                "tree": list(self.tree) if self.tree is not None else None}
+                "tree": list(self.tree) if self.tree is not None else None,
+                "right": self.right_width if self.window is not None and not self.causal else None,
+                "gaps": [list(g) for g in self.gaps], "blocks": [list(b) for b in self.blocks],
+                "unused": self.unused}
 
 
 def _join(values) -> str:

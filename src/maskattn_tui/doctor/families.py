@@ -1,0 +1,240 @@
+"""The readings a mask may have, one per family, each a `Rule` with its
+description length (`cost`: how many numbers it takes to state).
+
+Families (a rule each, read off the row statistics, then compared):
+
+    causal            k <= p, rows aligned bottom-right (a KV cache of S - L keys)
+    static-cache      causal with p = row + filled, filled < S - L: the keys after
+                      the last query are unused cache slots no row sees
+    bidirectional     every row sees every real key (an encoder; Q = K)
+    cross-attention   the same, Q != K (queries and keys from different sequences)
+    window            causal sliding window; two-sided-window: left and right widths
+    prefix, chunk, documents, tree, blocks (causal with bidirectional islands)
+    PAD keys          a leading run (left), a trailing run (right), runs between (gaps)
+
+Cost: 0 for causal or bidirectional, +1 for an offset other than S - L, a
+PAD run, a window (2 if two-sided with unequal widths), a chunk, a prefix,
+a tree; +2 a block (start and stop); a document +1 each, and a tree node +1 unless it
+continues a chain (parent = the node before). Trees need committed keys
+(speculative decoding), so packed documents are never read as chains.
+The diagnosis adds one per cell that differs, and takes the reading of
+least total (several if equal)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from maskattn_tui.doctor.patterns import (_chunk, _mode, _prefix, document_lengths, tree_parents,
+                                          windowed_document_lengths)
+from maskattn_tui.doctor.representation import Reading
+from maskattn_tui.doctor.rows import RowStats, visible_columns
+from maskattn_tui.doctor.rules import TREE_MAX, Rule
+
+#: Family order on a tie of cost: the first is the reading shown first.
+ORDER = ("causal", "bidirectional", "cross-attention", "static-cache", "window", "two-sided-window",
+         "prefix", "chunk", "documents", "blocks", "tree")
+#: More blocks or PAD runs than this are not read as such (a noisy mask).
+RUNS_MAX = 64
+
+
+@dataclass(frozen=True)
+class Candidate:
+    family: str
+    rule: Rule
+    cost: int
+
+
+def family_of(name: str, rule: Rule) -> str:
+    """The family a rule of pattern `name` belongs to."""
+    if name == "window":
+        return "window" if rule.causal else "two-sided-window"
+    if name == "bidirectional":
+        return "bidirectional" if rule.rows == rule.keys else "cross-attention"
+    if name == "causal" and 0 < rule.offset < rule.keys - rule.rows:
+        return "static-cache"
+    return name
+
+
+def cost(rule: Rule) -> int:
+    c = 0
+    if rule.causal and rule.tree is None and rule.offset != rule.keys - rule.rows:
+        c += 1
+    c += (1 if rule.pad else 0) + len(rule.gaps) + 2 * len(rule.blocks)
+    if rule.window is not None:
+        c += 1 if rule.causal or rule.right_width == rule.window - 1 else 2
+    c += (rule.chunk is not None) + (rule.prefix is not None)
+    c += len(rule.documents or ())
+    if rule.tree is not None:
+        c += 1 + sum(1 for i, parent in enumerate(rule.tree) if i and parent != i - 1)
+    return c
+
+
+def _runs(hidden: np.ndarray) -> list[tuple[int, int]]:
+    """Runs [start, stop) of True."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], hidden.view(np.int8), [0]))))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def pad_options(seen: np.ndarray, reach: int) -> list[tuple[int, str, tuple]]:
+    """(pad, side, gaps) readings of the keys no row sees, up to `reach`
+    (a causal rule's last position; keys after it are unused slots): none,
+    the leading run (left PAD), the trailing run (right PAD), and all of
+    them (left or right PAD and the runs between as gaps)."""
+    keys = seen.size
+    if not seen.any():
+        return [(keys, "left", ())]
+    runs = [(a, b) for a, b in _runs(~seen[: reach + 1])]
+    if not runs or len(runs) > RUNS_MAX:
+        return [(0, "left", ())]
+    options = [(0, "left", ())]
+    lead = runs[0][1] if runs[0][0] == 0 else 0
+    trail = runs[-1] if runs[-1][1] == reach + 1 and runs[-1][0] > 0 else None
+    inner = [r for r in runs if r[0] > 0 and r != trail]
+    if lead:
+        options.append((lead, "left", ()))
+    if trail is not None and trail[1] == keys:
+        options.append((keys - trail[0], "right", ()))
+    elif trail is not None:
+        inner.append(trail)  # PAD up to the reach, unused slots after it: a gap
+    if lead and trail is not None and trail[1] == keys:
+        inner.append(trail)  # PAD on both sides: the right run as a gap
+    if inner:
+        if lead:
+            options.append((lead, "left", tuple(sorted(inner))))
+        elif trail is not None and trail[1] == keys:
+            options.append((keys - trail[0], "right", tuple(sorted(inner))))
+        else:
+            options.append((0, "left", tuple(sorted(inner))))
+    return options
+
+
+def _window_widths(stats: RowStats, p: np.ndarray, start: int, end: int) -> tuple[int | None, int | None]:
+    """(left, right) widths of a two-sided window: the commonest distance
+    to the first and last visible key among rows cut on that side."""
+    rows = ~stats.empty & stats.contiguous
+    left = _mode((p - stats.lo)[rows & (stats.lo > start) & (p - stats.lo >= 0)])
+    right = _mode((stats.hi - p)[rows & (stats.hi < end) & (stats.hi - p >= 0)])
+    return left, right
+
+
+def bidirectional_blocks(stats: RowStats, offset: int) -> tuple[tuple[int, int], ...] | None:
+    """Blocks read off the rows that see past their own position: rows with
+    the same last key hi > own make one block [first own, hi + 1)."""
+    own = np.arange(stats.hi.size) + offset
+    past = ~stats.empty & stats.contiguous & (stats.hi > own)
+    if offset < 0 or not past.any():
+        return None
+    index = np.flatnonzero(past)
+    his = stats.hi[index]
+    first = np.concatenate(([True], (np.diff(index) != 1) | (np.diff(his) != 0)))
+    blocks = [(int(own[i]), int(h) + 1) for i, h in zip(index[first], his[first])]
+    if len(blocks) > RUNS_MAX or any(b[0] < a[1] for a, b in zip(blocks, blocks[1:])):
+        return None
+    if blocks == [(0, blocks[0][1])]:
+        return None  # one block at the start: the prefix-LM reading
+    return tuple(blocks)
+
+
+def robust_document_lengths(reading: Reading, stats: RowStats, offset: int) -> tuple[int, ...] | None:
+    """Document starts where both the rows and the columns say so: a row's
+    first visible key, and one past a key's last row. One stray cell moves
+    one row's start and one column's end, in different places, so only
+    boundaries both agree on are kept."""
+    rows, keys = reading.rows, reading.keys
+    if offset < 0 or offset + rows > keys:
+        return None
+    last_row = np.full(keys, -1, dtype=np.int64)
+    for r0, _, band in reading.bands():
+        seen = band.any(axis=0)
+        last_row[seen] = r0 + band.shape[0] - 1 - np.argmax(band[::-1], axis=0)[seen]
+    ends = last_row[offset: offset + rows] + offset + 1
+    from_rows = set(int(v) for v in stats.lo[~stats.empty])
+    starts = sorted({0} | (from_rows & set(int(v) for v in ends[last_row[offset: offset + rows] >= 0])))
+    starts = [v for v in starts if 0 <= v < keys]
+    if len(starts) < 2:
+        return None
+    return tuple(int(n) for n in np.diff(np.append(starts, keys)))
+
+
+def _offsets(stats: RowStats, rows: int, keys: int) -> list[int]:
+    """Causal alignments worth trying: bottom-right (S - L), top-left (0),
+    and the commonest last-key minus row (a static cache's filled keys)."""
+    out = [keys - rows]
+    if keys > rows:
+        out.append(0)
+    rows_seen = ~stats.empty & stats.contiguous
+    inferred = _mode(np.maximum(0, (stats.hi - np.arange(rows))[rows_seen]))
+    if inferred is not None and 0 < inferred < keys - rows:
+        out.append(inferred)
+    return out
+
+
+def candidates(reading: Reading, stats: RowStats) -> Iterator[tuple[str, int, Rule | Callable[[], Rule]]]:
+    """Every reading to compare, as (pattern name, cost, rule); a tree's
+    rule comes as a function making it, called only if its cost may win."""
+    rows, keys = reading.rows, reading.keys
+    seen = visible_columns(stats, reading)
+    documents = document_lengths(stats)
+    for offset in _offsets(stats, rows, keys):
+        base = Rule(rows=rows, keys=keys, offset=offset)
+        p = np.arange(rows) + offset
+        reach = int(min(keys - 1, max(0, p[-1])))
+        prefix = _prefix(stats, offset)
+        blocks = bidirectional_blocks(stats, offset)
+        windowed = robust = None
+        for pad, side, gaps in pad_options(seen, reach):
+            padded = base.replace(pad=pad, pad_side=side, gaps=gaps)
+            yield "causal", *_costed(padded)
+            if prefix is not None:
+                yield "prefix", *_costed(padded.replace(prefix=prefix))
+            start = pad if side == "left" else 0
+            window = _mode(stats.count[~stats.empty & stats.contiguous & (stats.lo > start)])
+            if window is not None:
+                yield "window", *_costed(padded.replace(window=window))
+            if blocks is not None:
+                yield "blocks", *_costed(padded.replace(blocks=blocks))
+                if window is not None:
+                    yield "blocks", *_costed(padded.replace(blocks=blocks, window=window))
+            if documents is not None:
+                chunk = _chunk(documents, padded.chunk_origin)
+                if chunk is not None:
+                    yield "chunk", *_costed(padded.replace(chunk=chunk))
+                yield "documents", *_costed(padded.replace(documents=documents))
+                if robust is None:
+                    robust = robust_document_lengths(reading, stats, offset) or ()
+                if robust and robust != documents:
+                    yield "documents", *_costed(padded.replace(documents=robust))
+            if window is not None and window > 1:
+                windowed = windowed_document_lengths(stats, offset) if windowed is None else windowed
+                if windowed is not None:
+                    yield "documents", *_costed(padded.replace(documents=windowed, window=window))
+            if not stats.contiguous.all() and rows <= TREE_MAX and 0 < offset == keys - rows:
+                yield "tree", cost(padded) + 1, _tree_maker(reading, padded)
+    yield from _not_causal(reading, stats, seen)
+
+
+def _costed(rule: Rule) -> tuple[int, Rule]:
+    return cost(rule), rule
+
+
+def _tree_maker(reading: Reading, padded: Rule) -> Callable[[], Rule]:
+    return lambda: padded.replace(tree=tree_parents(reading, padded.offset))
+
+
+def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray) -> Iterator[tuple[str, int, Rule]]:
+    rows, keys = reading.rows, reading.keys
+    for offset in sorted({keys - rows, 0}, reverse=True):
+        base = Rule(rows=rows, keys=keys, offset=offset, causal=False)
+        p = np.arange(rows) + offset
+        for pad, side, gaps in pad_options(seen, keys - 1):
+            padded = base.replace(pad=pad, pad_side=side, gaps=gaps)
+            if offset == keys - rows:
+                yield "bidirectional", *_costed(padded)
+            start = pad if side == "left" else 0
+            end = keys - 1 - (pad if side == "right" else 0)
+            left, right = _window_widths(stats, p, start, end)
+            if left is not None and right is not None:  # cut on both sides (else causal-like)
+                yield "window", *_costed(padded.replace(window=left + 1, right=right))

@@ -1,0 +1,155 @@
+"""What the doctor says about a diagnosed mask: the findings, each with a
+level. Error is kept for what no simple reading explains (or that breaks
+in every API); when several readings fit as simply, nothing that only one
+of them supports is an error, and the `readings` finding names them all."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from maskattn_tui.doctor.compare import CELL_LIMIT, compare
+from maskattn_tui.doctor.diagnosis import Diagnosis, Finding, _rows_text
+from maskattn_tui.doctor.representation import Reading
+from maskattn_tui.doctor.rows import RowStats
+
+
+def _first_hidden(reading: Reading, limit: int = CELL_LIMIT) -> tuple[tuple[int, int], ...]:
+    """The first hidden cells (row-major), reading as few bands as needed."""
+    out: list = []
+    for r0, _, band in reading.bands():
+        rows, keys = np.nonzero(~band)
+        out.extend((int(r) + r0, int(k)) for r, k in zip(rows[:limit], keys[:limit]))
+        if len(out) >= limit:
+            break
+    return tuple(out[:limit])
+
+
+def _diagonal_cells(rows: np.ndarray, offset: int) -> tuple[tuple[int, int], ...]:
+    return tuple((int(r), int(r) + offset) for r in rows[:CELL_LIMIT])
+
+
+def _runs_text(runs) -> str:
+    return ", ".join(f"{a}" if b - a == 1 else f"{a}-{b - 1}" for a, b in runs[:CELL_LIMIT])
+
+
+def _representation(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray) -> list[Finding]:
+    rep, (rows, keys) = diag.representation, diag.shape
+    if rep.kind == "float01":
+        return [Finding("float-keep-mask", "error", _first_hidden(reading), int(rows * keys - stats.count.sum()))]
+    if rep.kind == "additive-finite":
+        params = {"minimum": f"{rep.minimum:.6g}", "dtype": rep.minimum_dtype or "?"}
+        if empty.size:
+            params["variant"] = "empty"
+        out = [Finding("finite-min", "warning" if empty.size else "info", _diagonal_cells(empty, 0),
+                       int(empty.size), params)]
+        if rep.overflow:
+            out.append(Finding("finite-min-overflow", "warning", params={"minimum": params["minimum"]}))
+        return out
+    if rep.kind == "mixed":
+        return [Finding("mixed-values", "warning")]
+    return []
+
+
+def _polarity(diag: Diagnosis, inverted_fit) -> list[Finding]:
+    out = []
+    if diag.polarity_assumed:
+        out.append(Finding("polarity-assumed", "info"))
+    if diag.polarity == "blocked":
+        if diag.representation.kind == "bool":
+            out.append(Finding("true-means-blocked", "info"))
+        else:  # an API reading 1 as blocked would be broken by flipping it: not an error
+            out.append(Finding("inverted", "warning"))
+    if inverted_fit is not None:
+        out.append(Finding("inverted", "error", params={"variant": "additive"}))
+    return out
+
+
+def _shape(diag: Diagnosis, source) -> list[Finding]:
+    out = []
+    if source is not None and getattr(source, "per_head_broadcast", False):
+        out.append(Finding("per-head-broadcast", "warning", count=source.shape[0],
+                           params={"n": source.shape[0], "shape": "x".join(map(str, source.shape))}))
+    stored = tuple(getattr(source, "shape", ()) or ())
+    if len(stored) >= 3 and stored[-2] == 1 and diag.shape[0] == 1 and diag.shape[1] > 1:
+        out.append(Finding("broadcast-rows", "info", params={"shape": "x".join(map(str, stored))}))
+    return out
+
+
+def _family(diag: Diagnosis, reading: Reading, stats: RowStats) -> list[Finding]:
+    rule, (rows, keys), align = diag.rule, diag.shape, diag.alignment
+    out = []
+    if align.alignment == "top-left" and keys > rows:
+        right = compare(reading, stats, rule.replace(offset=keys - rows))
+        out.append(Finding("top-left", "warning", right.cells, right.count,
+                           {"past": keys - rows, "rows": rows, "keys": keys, "unused": rule.unused}))
+    elif diag.family == "static-cache":
+        out.append(Finding("static-cache", "info", params={
+            "filled": rule.offset, "rows": rows, "unused": rule.unused,
+            "first": keys - rule.unused, "last": keys - 1, "keys": keys}))
+    if diag.family in ("bidirectional", "cross-attention"):
+        out.append(Finding(diag.family, "info", params={"rows": rows, "keys": keys}))
+    return out
+
+
+def _differences(diag: Diagnosis) -> list[Finding]:
+    comparison, fit = diag.fit.comparison, diag.fit
+    out = []
+    if comparison.leak_count:
+        # an error only if every reading as simple as this one has leaks
+        level = "error" if all(s.comparison.leak_count for s in diag.alternatives) else "warning"
+        out.append(Finding("leak", level, comparison.leaks, comparison.leak_count,
+                           {} if fit.name == "causal" and not fit.rule.pad else {"variant": "rule"}))
+    if comparison.count > comparison.leak_count:
+        out.append(Finding("closest-rule", "warning", comparison.cells, comparison.count))
+    return out
+
+
+def _rows(diag: Diagnosis, empty: np.ndarray, pad_query: np.ndarray) -> list[Finding]:
+    out = []
+    offset = diag.offset
+    if empty.size:
+        out.append(Finding("empty-rows", "warning", _diagonal_cells(empty, offset), int(empty.size),
+                           {"rows": _rows_text(empty)}))
+    if pad_query.size:  # only a causal reading puts queries at key positions: info if others fit too
+        out.append(Finding("pad-query-rows", "info" if diag.alternatives else "warning", _diagonal_cells(pad_query, offset), int(pad_query.size),
+                           {"rows": _rows_text(pad_query)}))
+    return out
+
+
+def _pattern(diag: Diagnosis) -> list[Finding]:
+    rule = diag.rule
+    out = []
+    if rule.window is not None and rule.causal:
+        out.append(Finding("window", "info", params={"w": rule.window, "w1": rule.window - 1}))
+    elif rule.window is not None:
+        left, right = rule.window - 1, rule.right_width
+        out.append(Finding("two-sided-window", "info",
+                           params={"left": left, "right": right, "hf": left if left == right else "-",
+                                   "variant": None if left == right else "asymmetric"}))
+    if rule.chunk is not None:
+        out.append(Finding("chunk", "info", params={"c": rule.chunk}))
+    if rule.documents is not None:
+        out.append(Finding("documents", "info", params={"lengths": ",".join(map(str, rule.documents))}))
+    if rule.prefix is not None:
+        out.append(Finding("prefix", "info", params={"p": rule.prefix}))
+    if rule.tree is not None:
+        out.append(Finding("tree", "info", params={"parents": ",".join(map(str, rule.tree[:CELL_LIMIT])),
+                                                   "past": rule.offset}))
+    if rule.blocks:
+        out.append(Finding("blocks", "info", count=len(rule.blocks), params={"blocks": _runs_text(rule.blocks)}))
+    if rule.gaps:
+        out.append(Finding("pad-gaps", "info", count=sum(b - a for a, b in rule.gaps),
+                           params={"runs": _runs_text(rule.gaps)}))
+    return out
+
+
+def findings_of(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray, pad_query: np.ndarray,
+                source, inverted_fit) -> list[Finding]:
+    out = _shape(diag, source) + _representation(diag, reading, stats, empty) + _polarity(diag, inverted_fit)
+    out += _family(diag, reading, stats) + _differences(diag) + _rows(diag, empty, pad_query) + _pattern(diag)
+    if diag.alternatives:
+        out.append(Finding("readings", "info", count=1 + len(diag.alternatives)))
+    for f in out:
+        if f.params.get("variant", "") is None:
+            f.params.pop("variant")
+    return out
