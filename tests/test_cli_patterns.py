@@ -55,8 +55,8 @@ def test_print_shows_letters_legend_and_position_ids():
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "T  not an ancestor (tree)" in out
-    assert "position ids (RoPE): queries 3,4,4,5,5" in out
-    assert "q5 (4)" in out
+    # under the table, as the grid pane shows them: past + each node's depth
+    assert "position ids (RoPE): queries 3,4,4,5,5 | keys 0,1,2,3,4,4,5,5" in " ".join(out.split())
 
 
 def test_print_lens_window_numbers_in_both_languages():

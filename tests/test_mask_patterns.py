@@ -48,10 +48,17 @@ def test_tree_table_and_position_ids():
     assert table.key_position_ids == (0, 1, 2, 3, 4, 4, 5, 5)
 
 
-def test_tree_blocked_cells_say_tree_not_future():
+def test_tree_blocked_cells_say_future_too_where_the_key_is_later():
+    # issue 20 point 8: a later draft node is "future+tree" (FT), like FC, FD, FP;
+    # an earlier node that is not an ancestor is "tree" alone
     table = ExploreConfig(past=3, new=5, tree=(-1, 0, 0, 1, 2)).table()
-    blocked = {c.value for row in table.cells for c in row if not c.allowed}
-    assert blocked == {"tree"}
+    for r, p in enumerate(table.query_positions):
+        for c, k in enumerate(table.key_positions):
+            cell = table.cells[r][c]
+            if not cell.allowed:
+                assert cell.value == ("future+tree" if k > p else "tree"), (p, k)
+    assert table.cells[0][4].value == "future+tree"  # q3 (node 0) and k4 (node 1)
+    assert table.cells[2][4].value == "tree"  # q5 (node 2) and k4 (node 1, its sibling)
 
 
 def test_chunk_reasons_name_every_rule():
@@ -86,7 +93,9 @@ def independent_reasons(c: ExploreConfig, p: int, k: int) -> tuple[str, ...]:
     pad = set(range(c.pad)) if c.pad_side == "left" else set(range(n - c.pad, n))
     out = []
     in_tree = c.tree is not None and p >= c.past and k >= c.past
-    if c.causal and k > p and not in_tree and not (c.prefix is not None and k < c.prefix):
+    # A later key is future for draft nodes too (a parent comes before its
+    # child, so a later node is never an ancestor: "future+tree").
+    if c.causal and k > p and not (c.prefix is not None and k < c.prefix):
         out.append("future")
     if k in pad:
         out.append("pad")

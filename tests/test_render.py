@@ -1,15 +1,29 @@
-"""The grid and bar renderables, without an app, on a recording console."""
+"""The figure and bar blocks (what the app's panes and `print` draw),
+without an app, on a recording console."""
 
 import re
 
 import pytest
 from rich.console import Console
 
-from maskattn_tui.render.bars import bar_text, softmax_bars
-from maskattn_tui.render.grid import mask_grid
+from maskattn_tui.render.bar_lines import bar_block, bar_cells
+from maskattn_tui.render.blocks import AtWidth
+from maskattn_tui.render.figure_lines import Room, build_figure
 from maskattn_tui.render.palette import ASCII, Palette, default_palette
 from maskattn_tui.lesson.f12 import load_f12
 from maskattn_tui.lesson.stepview import build_view
+
+
+def mask_grid(view, row, lang, palette):
+    return AtWidth(lambda width: build_figure(view, row, lang, palette, Room(width)))
+
+
+def softmax_bars(view, row, lang, palette):
+    return AtWidth(lambda width: bar_block([view], view, row, lang, palette, width))
+
+
+def bar_text(p, width, palette):
+    return "".join(bar_cells(p, width, palette))
 
 
 def render(renderable, width=100, color=False):
@@ -24,12 +38,12 @@ def view(step):
 
 
 def grid_rows(text):
-    """The glyph rows of a table: label and the cells between box lines."""
+    """The glyph rows of a table: its label, and the cells after the rule."""
     rows = {}
     for line in text.splitlines():
-        m = re.match(r"^[│|]\s*[▶>]?\s*[●*]?\s*(q\d+)\s*[│|](.*)[│|]\s*$", line)
+        m = re.match(r"^[▶> ][●* ] (q\d+)(?: PAD)?\s*[│|](.*)$", line)
         if m:
-            rows[m.group(1)] = [c.strip() for c in m.group(2).split("│" if "│" in line else "|")]
+            rows[m.group(1)] = m.group(2).split()
     return rows
 
 
@@ -50,13 +64,15 @@ def test_grid_marks_pad_and_both():
                     empty_row_policy="zeros", title={"en": ""}, condition={"en": ""}, caption={"en": ""})
     text = render(mask_grid(build_view(spec, 1), 0, "en", default_palette()))
     assert grid_rows(text) == {"q1": ["✓", "✓", "FP"], "q2": ["✓", "✓", "P"]}
+    assert re.search(r"q2 PAD\s*│", text)  # the query's own position 2 is the PAD key's
 
 
 def test_step5_marks_the_cells_the_row_number_mistake_changes():
     text = render(mask_grid(view(5), 0, "en", default_palette()), width=120)
     assert "Mistake" in text and "Correct" in text
     # 6 cells differ between 11110/11111 and 10000/11000.
-    assert text.count("!") - text.count("! differs") == 6
+    rows = [line for line in text.splitlines() if "q3 " in line or "q4 " in line]
+    assert sum(line.count("!") for line in rows) == 6
     assert "cache" in text and "new" in text
 
 
@@ -82,12 +98,12 @@ def test_bars_show_the_chapter_probabilities(step, row, probs):
 
 def test_bar_lengths_are_proportional():
     palette = default_palette()
-    assert bar_text(0.5, 20, palette).plain == "█" * 10 + "·" * 10
-    assert bar_text(0.0, 8, palette).plain == "·" * 8
-    assert bar_text(1.0, 8, palette).plain == "█" * 8
-    assert bar_text(0.5625, 8, palette).plain == "████▌···"  # 4.5 cells
+    assert bar_text(0.5, 20, palette) == "█" * 10 + "·" * 10
+    assert bar_text(0.0, 8, palette) == "·" * 8
+    assert bar_text(1.0, 8, palette) == "█" * 8
+    assert bar_text(0.5625, 8, palette) == "████▌···"  # 4.5 cells
     ascii_bar = bar_text(0.5625, 8, Palette(glyphs=ASCII))
-    assert ascii_bar.plain == "####...." or ascii_bar.plain == "#####..."
+    assert ascii_bar == "####...." or ascii_bar == "#####..."
 
 
 def test_ascii_palette_renders_ascii_only_grid_and_bars():

@@ -211,8 +211,8 @@ def softmax_out(scores, values):
 
 def row_of(text: str, label: str) -> str:
     """The last table line whose first cell is `label` (the outputs table
-    comes after the grids)."""
-    return [line for line in text.splitlines() if re.match(rf"^[│|]\s*{re.escape(label)}\s*[│|]", line)][-1]
+    comes after the grids; its columns are two spaces apart)."""
+    return [line for line in text.splitlines() if re.match(rf"^{re.escape(label)}(\s{{2,}}|$)", line)][-1]
 
 
 def test_leak_probe_on_the_chapters_data():
@@ -223,13 +223,13 @@ def test_leak_probe_on_the_chapters_data():
     q0 = lines.index(row_of(text, "q0 (guarded)"))
     q1 = lines.index(row_of(text, "q1 (guarded)"))
     # correct mask: the chapter's outputs 10 and 16.6976, before and after, unchanged
-    assert re.search(r"correct\s*│\s*10\.0000\s*│\s*10\.0000\s*│\s*= unchanged", lines[q0])
-    assert re.search(r"correct\s*│\s*16\.6976\s*│\s*16\.6976\s*│\s*= unchanged", lines[q1])
+    assert re.search(r"correct\s+10\.0000\s+10\.0000\s+= unchanged", lines[q0])
+    assert re.search(r"correct\s+16\.6976\s+16\.6976\s+= unchanged", lines[q1])
     # broken mask (no causal rule): q0 reads k2 = 9999; numbers by hand
     r2 = 1 / math.sqrt(2)
     before = softmax_out([r2, 0, r2], [10, 20, 30])
     after = softmax_out([r2, 0, r2], [10, 20, 9999])
-    assert re.search(rf"broken\s*│\s*{before:.4f}\s*│\s*{after:.4f}\s*│\s*! changed by {after - before:.4f}",
+    assert re.search(rf"broken\s+{before:.4f}\s+{after:.4f}\s+! changed by {after - before:.4f}",
                      lines[q0 + 1])
     assert "! changed" in lines[q1 + 1]
     assert "Correct mask: no guarded row moved" in text
@@ -256,8 +256,8 @@ def grid_rows(text: str) -> list[tuple[str, list[str]]]:
     """Visibility grids stacked (narrow page): (row label, cells) in order."""
     out = []
     for line in text.splitlines():
-        m = re.match(r"^[│|]\s*(q\d+|row \d+ as pos \d+)\s*[│|](.*)[│|]\s*$", line)
-        cells = [c.strip() for c in re.split(r"[│|]", m.group(2))] if m else []
+        m = re.match(r"^[▶> ][●* ] (q\d+|row \d+ as pos \d+)(?: PAD)?\s*[│|](.*)$", line)
+        cells = m.group(2).split() if m else []
         if cells and all(re.fullmatch(r"(✓|\+|F|P|FP)!?", c) for c in cells):
             out.append((m.group(1), cells))
     return out
@@ -307,7 +307,7 @@ def test_causal_off_outputs_on_the_chapters_data():
     text = render(experiment_view("causal-off", causal_off(CHAPTER), "en", default_palette(color=False)))
     # F12.md: with the causal mask the outputs are 10, 16.6976, 22.5523
     for label, value in (("q0", "10.0000"), ("q1", "16.6976"), ("q2", "22.5523")):
-        assert re.search(rf"│\s*{value}\s*│", row_of(text, label))
+        assert re.search(rf"\s{value}\s", row_of(text, label))
     assert "= unchanged" in row_of(text, "q2")  # the last row saw everything already
     assert "! changed" in row_of(text, "q0")
 

@@ -5,7 +5,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from maskattn_tui.render.wrap import Flow, Paragraph, break_offsets
+from maskattn_tui.render.blocks import TextBlock, flow
+from maskattn_tui.render.wrap import Paragraph, break_offsets
 from maskattn_tui.lesson.f12 import load_f12
 
 CLOSING = "，。、；：！？）》」』】”’"
@@ -53,8 +54,10 @@ def test_long_token_is_folded():
 
 
 def test_flow_never_splits_an_entry():
-    entries = [Text(f"[{i}] entry number {i}") for i in range(8)]
-    lines = lines_of(Flow(entries), 40)
+    from rich.segment import Segment
+
+    entries = [[Segment(f"[{i}]"), Segment(f" entry number {i}")] for i in range(8)]
+    lines = lines_of(TextBlock(flow(entries, 40)), 40)
     joined = "\n".join(lines)
     for i in range(8):
         assert f"[{i}] entry number {i}" in joined

@@ -120,8 +120,14 @@ def cmd_print(args, lang: str) -> int:
     notice = None
     if shown.default_config:
         notice = t("render.x.experiments.default_config", lang, past=shown.config.past, new=shown.config.new)
+    scale = None
+    if not shown.explore:  # the bars on the app's scale: every step's
+        from maskattn_tui.lesson.stepview import build_view
+
+        steps = shown.figure.steps
+        scale = [build_view(s, len(steps)) for s in steps]
     print_steps(console, shown.figure, shown.views, lang, palette, with_sections=args.all or shown.explore,
-                lens_names=shown.lens_names, experiments=shown.experiments, notice=notice)
+                lens_names=shown.lens_names, experiments=shown.experiments, notice=notice, scale=scale)
     out.flush()
     return 0
 

@@ -87,11 +87,13 @@ class Pattern:
     def blocks(self, rule: str, p: int, k: int, key_is_pad: bool) -> bool:
         """Would `rule` alone block query position p from key position k?"""
         if rule == "future":
-            if self.tree is not None and self._draft(k) is not None and self._draft(p) is not None:
-                return False  # among draft nodes ancestry replaces time order
-            if not self.causal or k <= p:
+            if not self.causal or k <= p or (self.prefix is not None and k < self.prefix):
                 return False
-            return not (self.prefix is not None and k < self.prefix)
+            if self.tree is not None and self._draft(k) is not None and self._draft(p) is not None:
+                # Among draft nodes ancestry replaces time order: a later node
+                # is also future only where the tree blocks it anyway ("FT").
+                return self.blocks("tree", p, k, key_is_pad)
+            return True
         if rule == "pad":
             return key_is_pad
         if rule == "window":

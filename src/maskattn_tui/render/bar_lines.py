@@ -12,9 +12,8 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 
 from maskattn_tui.lesson.stepview import StepView
-from maskattn_tui.render.bars import bar_cells
-from maskattn_tui.render.grid import fmt
 from maskattn_tui.render.grid_lines import Line, TextBlock, cell_glyph, glue, text_len, wrap_text
+from maskattn_tui.render.numbers import fmt
 from maskattn_tui.render.palette import Palette
 
 BAR_MIN, BAR_MAX = 4, 40
@@ -46,8 +45,25 @@ def bar_layout(views: Sequence[StepView], lang: str, palette: Palette, width: in
     return max(BAR_MIN, min(BAR_MAX, width - fixed)), False
 
 
+def bar_cells(p: float, width: int, palette: Palette) -> tuple[str, str]:
+    """A bar of p * width cells, with eighth-block precision where the glyph
+    set has it: (the bar, the dots that fill the rest of the width). NaN:
+    no bar, all dots."""
+    g = palette.glyphs
+    if math.isnan(p):
+        return "", g.bar_empty * width
+    cells = max(0.0, min(1.0, p)) * width
+    full = int(cells)
+    eighths = int(round((cells - full) * 8))
+    if eighths == 8:
+        full, eighths = full + 1, 0
+    partial = g.bar_partial[eighths - 1] if eighths and full < width else ""
+    used = full + (1 if partial else 0)
+    return g.bar_full * full + partial, g.bar_empty * (width - used)
+
+
 def bar_segments(p: float, width: int, palette: Palette, style_name: str = "bar") -> Line:
-    """p * width cells of bar (render.bars.bar_cells), dots after it."""
+    """p * width cells of bar (bar_cells), dots after it."""
     bar, rest = bar_cells(p, width, palette)
     return [Segment(bar, palette.style(style_name)), Segment(rest, palette.style("bar.empty"))]
 
@@ -73,7 +89,8 @@ def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, pa
                           Segment(set_cell_size(cell_glyph(p, cell.value, GLYPH_W), GLYPH_W), p.style(cell.value)),
                           Segment(" ")]
             line += bar_segments(w, bar_w, p, "bar" if cell.allowed else "bar.blocked")
-            line.append(Segment(" " + (fmt(w) if weights is not None else "—").rjust(NUMBER_W), p.style("number")))
+            number = fmt(w) if weights is not None else p.tr("—")
+            line.append(Segment(" " + number.rjust(NUMBER_W), p.style("number")))
             if reasons and not cell.allowed:
                 reason = " " + p.reason_text(cell.value, lang, "leak" if unmasked else "blocked")
                 if text_len(line) + cell_len(reason) <= width:

@@ -1,7 +1,7 @@
-"""One step's figure for the TUI, as blocks of lines (render.grid_lines):
-the visibility table(s), step 4's score row with every number, the legend
-and the declared inputs. Sizes come from arithmetic, so the widget can ask
-every step's size without drawing any."""
+"""One step's figure as blocks of lines (render.grid_lines), for the TUI's
+grid pane and `print`: the visibility table(s), step 4's score row with
+every number, the legend and the declared inputs. Sizes come from
+arithmetic, so the widget can ask every step's size without drawing any."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 
+from maskattn_tui.engine.rules import RULE_ORDER
+from maskattn_tui.engine.visibility import VisibilityTable
 from maskattn_tui.i18n import t
 from maskattn_tui.lesson.stepview import StepView
-from maskattn_tui.render.grid import _several as several_rules
-from maskattn_tui.render.grid import fmt, legend_meanings, position_ids_line
 from maskattn_tui.render.grid_lines import (
     DIFF_MARK, FULL_CELL_MIN, SELECT_MARK, SEVERAL_GLYPH, Block, Column, Line, SideBySide, TableBlock, TextBlock,
     cell_glyph, flow, glue, table_scan, wrap_text,
 )
+from maskattn_tui.render.numbers import fmt
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.table_source import StepTableSource, TableSource
 
@@ -37,23 +38,49 @@ class Room:
     height: int = 10**6
 
 
-def _legend(reasons, palette: Palette, lang: str, width: int, cw: int,
-            diff: bool, pad_rows: bool, several: bool = False) -> list[Line]:
+BASE_MEANINGS = ("allowed", "future", "pad", "future+pad")
+
+
+def legend_meanings(*tables: VisibilityTable) -> tuple[str, ...]:
+    """The causal/PAD entries always; each further rule when a table uses it."""
+    used = {name for table in tables for row in table.cells for c in row for name in c.reasons}
+    return BASE_MEANINGS + tuple(r for r in RULE_ORDER if r in used and r not in ("future", "pad"))
+
+
+def several_rules(*tables: VisibilityTable) -> bool:
+    """Does a cell name two rules other than the future+PAD the legend shows?"""
+    return any(len(c.reasons) > 1 and c.value != "future+pad" for t in tables for row in t.cells for c in row)
+
+
+def position_ids_text(table: VisibilityTable, lang: str, palette: Palette) -> str | None:
+    """The RoPE positions, when they differ from the absolute ones."""
+    if not table.position_ids_differ:
+        return None
+    join = ",".join
+    return palette.t("render.position_ids", lang, queries=join(map(str, table.query_position_ids)),
+                     keys=join(map(str, table.key_position_ids)))
+
+
+def legend_lines(reasons, palette: Palette, lang: str, width: int, cw: int,
+                 diff: bool, pad_rows: bool, several: bool = False, rows: bool = True) -> list[Line]:
+    """The legend's entries, wrapped between entries; `rows`: the focus and
+    selected-row marks too (a table with no focus row has neither)."""
     entries: list[Line] = []
     swatch_w = 1 if cw == 1 else 3
     for reason in reasons:
         glyph = cell_glyph(palette, reason, swatch_w)
-        entries.append([Segment(set_cell_size(f" {glyph} " if swatch_w > 1 else glyph, swatch_w), palette.style(reason)),
-                        Segment(" " + palette.t(f"render.legend.{reason}", lang))])
+        swatch = set_cell_size(f" {glyph} " if swatch_w > 1 else glyph, swatch_w)
+        entries.append([Segment(swatch, palette.style(reason)), Segment(" " + palette.t(f"render.legend.{reason}", lang))])
     if several:  # cells blocked by several rules: their letters (or # in one column)
         mark = f"{SEVERAL_GLYPH} " if cw == 1 else ""
         entries.append([Segment(mark + palette.t("render.legend.several", lang))])
     if diff:
         entries.append([Segment(f" {DIFF_MARK} ", palette.style("diff")),
                         Segment(" " + palette.t("render.legend.diff", lang))])
-    entries.append([Segment(f"{palette.glyphs.arrow} {palette.t('render.legend.focus', lang)}")])
-    select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
-    entries.append([Segment(f"{select} {palette.t('render.legend.selected', lang)}")])
+    if rows:
+        entries.append([Segment(f"{palette.glyphs.arrow} {palette.t('render.legend.focus', lang)}")])
+        select = SELECT_MARK["ascii" if palette.ascii else "unicode"]
+        entries.append([Segment(f"{select} {palette.t('render.legend.selected', lang)}")])
     if pad_rows:
         entries.append([Segment(palette.t("render.pad_query", lang), palette.style("pad")),
                         Segment(" " + palette.t("tui.fig.pad_row", lang))])
@@ -203,8 +230,8 @@ def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Ro
 
 
 def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width: int, cw: int) -> Column:
-    # The legend's entries as print's (render.grid): causal and PAD always,
-    # each further rule a table uses, and a word for cells of several rules.
+    # The legend's entries: causal and PAD always, each further rule a
+    # table uses, and a word for cells of several rules.
     shown = [view.table] + ([view.offset_bug.table] if view.offset_bug is not None else [])
     reasons = legend_meanings(*shown)
     several = several_rules(*shown)
@@ -212,10 +239,10 @@ def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width:
     # The legend and inputs wrap to the tables' width (but not narrower
     # than LEGEND_MIN), so a small table leaves the room to the weights.
     room = min(width, max(tables.width, LEGEND_MIN))
-    legend = TextBlock(_legend(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows, several))
+    legend = TextBlock(legend_lines(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows, several))
     inputs = TextBlock(wrap_text(inputs_text(view, lang, palette), room, palette.style("dim")))
-    extra = position_ids_line(view.table, lang, palette)  # RoPE positions, when they differ
-    notes = TextBlock(wrap_text(extra.plain, room, palette.style("dim")) if extra is not None else [])
+    extra = position_ids_text(view.table, lang, palette)  # RoPE positions, when they differ
+    notes = TextBlock(wrap_text(extra, room, palette.style("dim")) if extra is not None else [])
     fixed = tables.header if isinstance(tables, TableBlock) else 0
     figure = Column([tables, legend, notes, inputs], fixed=fixed)
     figure.cell_width = cw  # type: ignore[attr-defined]

@@ -1,26 +1,20 @@
-"""The mask grid as lines of segments, sized by arithmetic.
-
-A figure is a column of blocks; every block knows its height and width
-without drawing, and draws one line at a time (`window(y, x, width)`: the
-line as seen scrolled `x` cells to the right, its row labels held still).
-A table block asks its source only for the columns in view, so a row move
-on a 4,096 x 4,096 table costs what it costs on a 5 x 5. The TUI's grid
-widget (a Textual line-API ScrollView) shows these lines; `print` keeps the
-Rich tables of render.grid."""
+"""The mask grid as blocks of lines (render.blocks), sized by arithmetic:
+a visibility table (`TableBlock`) and two side by side. A table block asks
+its source only for the columns in view, so a row move on a 4,096 x 4,096
+table costs what it costs on a 5 x 5. The TUI's grid view, `print` and the
+experiments all draw tables with it."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 
+from maskattn_tui.render.blocks import (  # noqa: F401 - the figure's blocks, named here too
+    Block, Column, Line, TextBlock, flow, glue, merged, pad_to, text_len, window_of, wrap_text,
+)
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.table_source import TableSource
-from maskattn_tui.render.wrap import break_offsets
-
-Line = list[Segment]
 
 SELECT_MARK = {"unicode": "●", "ascii": "*"}
 #: Full cells: at least this wide (a glyph, a mark, room either side).
@@ -31,17 +25,6 @@ FULL_CELL_MIN = 4
 COMPACT_GLYPH = {"future+pad": "X"}
 SEVERAL_GLYPH = "#"
 DIFF_MARK = "!"
-#: No line break between these and what follows (both languages).
-_GLUE = (("≤ ", "≤\u00a0"), ("<= ", "<=\u00a0"), ("≥ ", "≥\u00a0"), (">= ", ">=\u00a0"),
-         (" = ", "\u00a0=\u00a0"), ("= ", "=\u00a0"))
-
-
-def glue(text: str) -> str:
-    """`text` with no-break spaces where a break would separate a relation
-    from its number ("≤ 3", "T = 1")."""
-    for plain, glued in _GLUE:
-        text = text.replace(plain, glued)
-    return text
 
 
 def cell_glyph(palette: Palette, reason: str, width: int) -> str:
@@ -55,78 +38,6 @@ def cell_glyph(palette: Palette, reason: str, width: int) -> str:
     # several rules' letters do not fit: '#' (the legend says so); a wide
     # glyph of one meaning (a block's ▒▒) keeps its first column
     return SEVERAL_GLYPH if "+" in reason else glyph[:1]
-
-
-def merged(segments) -> Line:
-    """Neighbouring segments of one style as one (a row of a long table is
-    mostly runs of one reason: fewer segments to crop and paint)."""
-    out: Line = []
-    for seg in segments:
-        if out and out[-1].style == seg.style:
-            out[-1] = Segment(out[-1].text + seg.text, seg.style)
-        else:
-            out.append(seg)
-    return out
-
-
-def pad_to(line: Line, width: int) -> Line:
-    return Segment.adjust_line_length(line, width)
-
-
-def text_len(line: Line) -> int:
-    return Segment.get_line_length(line)
-
-
-def window_of(line: Line, frozen: int, x: int, width: int) -> Line:
-    """`line` seen scrolled `x` cells right in `width` cells, its first
-    `frozen` cells held still."""
-    if x <= 0:
-        return pad_to(line, width)
-    frozen = min(frozen, width)
-    head, rest = (list(Segment.divide(line, [frozen, 10**9])) + [[], []])[:2]
-    _, shown = (list(Segment.divide(rest, [x, x + width - frozen])) + [[], []])[:2]
-    return pad_to(head, frozen) + pad_to(shown, width - frozen)
-
-
-def wrap_text(text: str, width: int, style: Style | None = None) -> list[Line]:
-    """A paragraph's lines (breaks from render.wrap: CJK-aware, glued
-    relations kept whole)."""
-    lines: list[Line] = []
-    for para in text.split("\n"):
-        offsets = break_offsets(para, max(1, width))
-        bounds = [0, *offsets, len(para)]
-        for a, b in zip(bounds, bounds[1:]):
-            # The no-break spaces steer the breaks only: a space on screen.
-            lines.append([Segment(para[a:b].rstrip().replace("\u00a0", " "), style)])
-    return lines
-
-
-class Block:
-    height = 0
-    width = 0
-    #: Cells at the left of every line held still when scrolling sideways.
-    frozen = 0
-
-    def full(self, y: int) -> Line:
-        raise NotImplementedError
-
-    def window(self, y: int, x: int, width: int) -> Line:
-        return window_of(self.full(y), self.frozen, x, width)
-
-    def row_lines(self, row: int) -> list[int]:
-        """The block's lines that show query row `row` (repainted on a row move)."""
-        return []
-
-
-class TextBlock(Block):
-    def __init__(self, lines: Sequence[Line], frozen: int = 0) -> None:
-        self.lines = list(lines)
-        self.height = len(self.lines)
-        self.width = max((text_len(l) for l in self.lines), default=0)
-        self.frozen = frozen
-
-    def full(self, y: int) -> Line:
-        return self.lines[y]
 
 
 def table_scan(source: TableSource) -> dict:
@@ -306,41 +217,6 @@ class TableBlock(Block):
             self.height += extra
 
 
-class Column(Block):
-    """Blocks one under the other."""
-
-    def __init__(self, blocks: Sequence[Block], fixed: int = 0) -> None:
-        self.blocks = [b for b in blocks if b.height]
-        self.height = sum(b.height for b in self.blocks)
-        self.width = max((b.width for b in self.blocks), default=0)
-        #: Lines at the top held still when scrolling down (a table's header).
-        self.fixed = fixed
-        self.starts: list[int] = []
-        y = 0
-        for b in self.blocks:
-            self.starts.append(y)
-            y += b.height
-
-    def locate(self, y: int) -> tuple[Block, int]:
-        for b, start in zip(reversed(self.blocks), reversed(self.starts)):
-            if y >= start:
-                return b, y - start
-        raise IndexError(y)
-
-    def full(self, y: int) -> Line:
-        block, dy = self.locate(y)
-        return block.full(dy)
-
-    def window(self, y: int, x: int, width: int) -> Line:
-        if not 0 <= y < self.height:
-            return [Segment(" " * width)]
-        block, dy = self.locate(y)
-        return block.window(dy, x, width)
-
-    def row_lines(self, row: int) -> list[int]:
-        return [start + y for b, start in zip(self.blocks, self.starts) for y in b.row_lines(row)]
-
-
 class SideBySide(Block):
     """Two small blocks next to each other (step 5's two tables)."""
 
@@ -364,30 +240,3 @@ class SideBySide(Block):
         return sorted(set(self.left.row_lines(row)) | set(self.right.row_lines(row)))
 
 
-def flow(entries: Sequence[Line], width: int, gap: int = 2) -> list[Line]:
-    """Legend entries left to right, wrapping between entries only."""
-    lines: list[Line] = []
-    line: Line = []
-    for entry in entries:
-        if text_len(entry) > width and len(entry) >= 1:
-            # An entry wider than the room: its words wrap under themselves,
-            # after its swatch (the figure never grows wider than its room).
-            if line:
-                lines.append(line)
-                line = []
-            head, words = entry[:-1], entry[-1]
-            indent = text_len(head)
-            parts = wrap_text(words.text.strip(), max(1, width - indent), words.style)
-            lines.append(head + parts[0])
-            lines.extend([Segment(" " * indent), *part] for part in parts[1:])
-            continue
-        need = text_len(entry) + (gap if line else 0)
-        if line and text_len(line) + need > width:
-            lines.append(line)
-            line = []
-        if line:
-            line.append(Segment(" " * gap))
-        line.extend(entry)
-    if line:
-        lines.append(line)
-    return lines

@@ -1,12 +1,10 @@
-"""The mask patterns' classic mistakes (explore.pattern_experiments) as Rich
-renderables: the correct table beside the mistaken one (cells that differ
-marked "!"), what leaks or hides, and the outputs before and after."""
+"""The mask patterns' classic mistakes (explore.pattern_experiments) as
+blocks of lines: the correct table beside the mistaken one (cells that
+differ marked "!"), what leaks or hides, and the outputs before and after."""
 
 from __future__ import annotations
 
-from rich.columns import Columns
 from rich.console import RenderableType
-from rich.text import Text
 
 from maskattn_tui.explore.pattern_experiments import (
     ChunkHistoryResult,
@@ -14,7 +12,8 @@ from maskattn_tui.explore.pattern_experiments import (
     TableMistake,
     WindowOffByOneResult,
 )
-from maskattn_tui.render.grid import position_ids_line
+from maskattn_tui.render.experiment_parts import cell_legend, grid, outputs_table, pair, para
+from maskattn_tui.render.figure_lines import position_ids_text
 from maskattn_tui.render.lens import cells_by_row
 from maskattn_tui.render.palette import Palette
 
@@ -30,49 +29,43 @@ def _facts(res: TableMistake, lang: str, palette: Palette) -> list[RenderableTyp
     out: list[RenderableType] = []
     if isinstance(res, WindowOffByOneResult):
         if res.assumed:
-            out.append(Text(palette.t("render.x.window.assumed", lang, w=res.window), style=palette.style("dim")))
-        out.append(Text(palette.t("render.x.window.keys", lang, w=res.window, right=_numbers(res.keys_correct),
-                                  wrong=_numbers(res.keys_wrong)), style=palette.style("header")))
+            out.append(para(palette.t("render.x.window.assumed", lang, w=res.window), palette, "dim"))
+        out.append(para(palette.t("render.x.window.keys", lang, w=res.window, right=_numbers(res.keys_correct),
+                                  wrong=_numbers(res.keys_wrong)), palette, "header"))
     elif isinstance(res, PositionsOnlyResult):
         if res.assumed:
-            out.append(Text(palette.t("render.x.positions.assumed", lang, lengths=_numbers(res.documents)),
-                            style=palette.style("dim")))
-        ids = position_ids_line(res.correct, lang, palette)
+            out.append(para(palette.t("render.x.positions.assumed", lang, lengths=_numbers(res.documents)),
+                            palette, "dim"))
+        ids = position_ids_text(res.correct, lang, palette)
         if ids is not None:
-            out.append(ids)
+            out.append(para(ids, palette, "dim"))
     elif isinstance(res, ChunkHistoryResult):
         key = "render.x.history.none" if res.past == 0 else "render.x.history.hidden_count"
-        out.append(Text(palette.t(key, lang, past=res.past, counts=_numbers(res.history_hidden)),
-                        style=palette.style("header")))
+        out.append(para(palette.t(key, lang, past=res.past, counts=_numbers(res.history_hidden)), palette, "header"))
     idx = {p: i for i, p in enumerate(res.correct.key_positions)}
 
     def where(cells):
         return cells_by_row(res.correct, [(r, idx[k]) for r, k in cells], lang, palette)
 
     if res.exposed:
-        out.append(Text(palette.t(f"render.x.{kind}.exposed", lang, cells=where(res.exposed)),
-                        style=palette.style("warning")))
+        out.append(para(palette.t(f"render.x.{kind}.exposed", lang, cells=where(res.exposed)), palette, "warning"))
     if res.hidden:
-        out.append(Text(palette.t(f"render.x.{kind}.hidden", lang, cells=where(res.hidden)),
-                        style=palette.style("warning")))
+        out.append(para(palette.t(f"render.x.{kind}.hidden", lang, cells=where(res.hidden)), palette, "warning"))
     if not res.exposed and not res.hidden:
-        out.append(Text(palette.t("render.x.same_table", lang)))
+        out.append(para(palette.t("render.x.same_table", lang), palette))
     return out
 
 
 def pattern_mistake_view(res: TableMistake, lang: str, palette: Palette) -> list[RenderableType]:
-    from maskattn_tui.render.experiments import _grid, cell_legend, outputs_table  # they import this module
-
     kind = PREFIX[type(res)]
-    grids = Columns([
-        _grid(res.correct, palette.t(f"render.x.{kind}.correct_table", lang), lang, palette),
-        _grid(res.correct, palette.t(f"render.x.{kind}.wrong_table", lang), lang, palette, shown=res.wrong,
-              differs=res.differs),
-    ], padding=(0, 2))
+    grids = pair(
+        grid(res.correct, palette.t(f"render.x.{kind}.correct_table", lang), lang, palette),
+        grid(res.correct, palette.t(f"render.x.{kind}.wrong_table", lang), lang, palette, shown=res.wrong,
+              differs=res.differs))
     outputs = outputs_table(res.correct, [
         (palette.t(f"render.x.{kind}.correct", lang), res.correct_result.outputs),
         (palette.t(f"render.x.{kind}.wrong", lang), res.wrong_result.outputs),
     ], res.output_change, lang, palette)
     legend = cell_legend(lang, palette, with_diff=True, tables=(res.correct, res.wrong))
-    diff = Text(palette.t("render.x.differing", lang, count=sum(map(sum, res.differs))), style=palette.style("header"))
+    diff = para(palette.t("render.x.differing", lang, count=sum(map(sum, res.differs))), palette, "header")
     return [grids, legend, diff, *_facts(res, lang, palette), outputs]

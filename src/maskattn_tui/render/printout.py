@@ -1,23 +1,25 @@
 """`maskattn-tui print`: the figure as text, one step or all five, or an
 explore configuration; with --lens / --experiment, their sections after
-each step."""
+each step. Every part is the block the app's pane draws (the figure, the
+bars, the caption, the sections), built for the page's width and handed to
+Rich as lines: what is printed is what the panes show."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
-from rich.rule import Rule
-from rich.text import Text
+from rich.segment import Segment
 
-from maskattn_tui.render.bars import softmax_bars
-from maskattn_tui.render.explain import caption, sections
-from maskattn_tui.render.grid import mask_grid
-from maskattn_tui.render.wrap import Paragraph
-from maskattn_tui.render.palette import Palette
 from maskattn_tui.lesson.f12 import Figure
 from maskattn_tui.lesson.stepview import StepView
+from maskattn_tui.render.bar_lines import bar_block
+from maskattn_tui.render.blocks import AtWidth, Line, TextBlock, glue, wrap_text
+from maskattn_tui.render.explain import caption_lines, section_lines
+from maskattn_tui.render.figure_lines import Room, build_figure
+from maskattn_tui.render.palette import Palette
 
 if TYPE_CHECKING:
     from maskattn_tui.explore.experiments import ExperimentResult
@@ -25,20 +27,40 @@ if TYPE_CHECKING:
 # The API lens and the experiments (render.lens, render.experiments and the
 # explore modules under them) are imported only when asked for.
 
-
-def _rule(title: Text, palette: Palette) -> Rule:
-    return Rule(title, style=palette.style("dim"), characters="=" if palette.ascii else "─")
+BLANK = TextBlock([[]])
 
 
-def step_heading(figure: Figure, view: StepView, lang: str, palette: Palette) -> Text:
+def rule(title: Line, palette: Palette) -> AtWidth:
+    """A rule across the page with `title` in its middle."""
+    char = "=" if palette.ascii else "─"
+    dim = palette.style("dim")
+
+    def build(width: int) -> TextBlock:
+        room = width - 2
+        words = title if sum(cell_len(s.text) for s in title) <= room else wrap_text(
+            "".join(s.text for s in title), max(1, room), title[0].style if title else None)[0]
+        used = sum(cell_len(s.text) for s in words)
+        left = max(0, (width - used - 2) // 2)
+        right = max(0, width - used - 2 - left)
+        return TextBlock([[Segment(char * left, dim), Segment(" "), *words, Segment(" "), Segment(char * right, dim)]])
+
+    return AtWidth(build)
+
+
+def step_heading(view: StepView, lang: str, palette: Palette) -> Line:
     """An explore configuration is named by its own title; an F12 step by
     its counter (first: on a narrow page the title is what gets cut) and
     its own title (the figure's title heads the whole page once)."""
     if view.spec.kind == "explore":
-        return Text(palette.tr(view.text("title", lang)), style=palette.style("title"))
-    head = Text(palette.t("render.step_counter", lang, step=view.step, steps=view.steps), style=palette.style("header"))
-    head.append(palette.tr(f" · {view.text('title', lang)}"), style=palette.style("title"))
-    return head
+        return [Segment(palette.tr(view.text("title", lang)), palette.style("title"))]
+    return [Segment(palette.t("render.step_counter", lang, step=view.step, steps=view.steps), palette.style("header")),
+            Segment(palette.tr(f" · {view.text('title', lang)}"), palette.style("title"))]
+
+
+def text_block(text: str, style_name: str | None, palette: Palette) -> AtWidth:
+    """A paragraph wrapped to the page (render.wrap's breaks)."""
+    style = palette.style(style_name) if style_name else None
+    return AtWidth(lambda width: TextBlock(wrap_text(glue(text), width, style)))
 
 
 def extra_sections(
@@ -50,54 +72,61 @@ def extra_sections(
     """The API lens of the step's table and the experiments, each under a rule."""
     parts: list[RenderableType] = []
     if lens_names:
+        from maskattn_tui.explore.api_lens import model_scores
         from maskattn_tui.render.lens import api_lens_view
 
-        parts += [_rule(Text(palette.t("render.x.lens.title", lang), style=palette.style("title")), palette),
-                  api_lens_view(view.table, lens_names, lang, palette), Text("")]
+        parts += [rule([Segment(palette.t("render.x.lens.title", lang), palette.style("title"))], palette),
+                  api_lens_view(view.table, lens_names, lang, palette, model_scores(view.result)), BLANK]
     if experiments:
         from maskattn_tui.render.experiments import experiment_view
 
-        parts.append(_rule(Text(palette.t("render.x.experiments.title", lang), style=palette.style("title")), palette))
+        parts.append(rule([Segment(palette.t("render.x.experiments.title", lang), palette.style("title"))], palette))
         if notice:
-            parts.append(Text(palette.tr(notice), style=palette.style("warning")))
+            parts.append(text_block(palette.tr(notice), "warning", palette))
         for name, result in experiments:
-            parts += [experiment_view(name, result, lang, palette), Text("")]
+            parts += [experiment_view(name, result, lang, palette), BLANK]
     return parts
 
 
-def step_block(figure: Figure, view: StepView, lang: str, palette: Palette, row: int | None = None,
-               extras: Sequence[RenderableType] = ()) -> RenderableType:
+def step_block(view: StepView, lang: str, palette: Palette, views: Sequence[StepView] | None = None,
+               row: int | None = None, extras: Sequence[RenderableType] = ()) -> RenderableType:
+    """One step as the app shows it: the condition, the grid pane's figure,
+    the weights pane's bars (on the scale of every step of `views`, as in
+    the app), the explanation's caption."""
     row = view.spec.focus_rows[0] if row is None else row
+    scale = list(views) if views else [view]
+    condition = palette.t("tui.condition", lang) + palette.tr(view.text("condition", lang))
     return Group(
-        _rule(step_heading(figure, view, lang, palette), palette),
-        Text(palette.tr(view.text("condition", lang)), style=palette.style("header")),
-        Text(""),
-        mask_grid(view, row, lang, palette),
-        Text(""),
-        softmax_bars(view, row, lang, palette),
-        Text(""),
-        caption(view, lang, palette),
-        Text(""),
+        rule(step_heading(view, lang, palette), palette),
+        text_block(condition, "header", palette),
+        BLANK,
+        AtWidth(lambda width: build_figure(view, row, lang, palette, Room(width))),
+        BLANK,
+        AtWidth(lambda width: bar_block(scale, view, row, lang, palette, width)),
+        BLANK,
+        AtWidth(lambda width: TextBlock(caption_lines(view, lang, palette, width))),
+        BLANK,
         *extras,
     )
 
 
 def print_steps(console: Console, figure: Figure, views: list[StepView], lang: str, palette: Palette,
                 with_sections: bool, lens_names: Sequence[str] | None = None,
-                experiments: Sequence[tuple[str, ExperimentResult]] = (), notice: str | None = None) -> None:
+                experiments: Sequence[tuple[str, ExperimentResult]] = (), notice: str | None = None,
+                scale: Sequence[StepView] | None = None) -> None:
     """Each step (grid, bars, caption, then the API lens of its table and
-    the experiments, when asked for), framed by the figure's sections."""
+    the experiments, when asked for), framed by the figure's sections. An
+    explore configuration ends with the sections alone: its own inputs are
+    on its figure (the F12 note is about the F12 steps)."""
+    explore = any(v.spec.kind == "explore" for v in views)
     if with_sections:
-        console.print(Paragraph(Text(palette.pick(figure.title, lang), style=palette.style("title"))))
-        console.print(Paragraph(Text(palette.pick(figure.question, lang))))
-        console.print(Paragraph(Text(palette.pick(figure.idea, lang))))
+        for text, style in ((figure.title, "title"), (figure.question, None), (figure.idea, None)):
+            console.print(text_block(palette.pick(text, lang), style, palette))
         console.print()
     for view in views:
         extras = extra_sections(view, lang, palette, lens_names, experiments, notice)
-        console.print(step_block(figure, view, lang, palette, extras=extras))
+        console.print(step_block(view, lang, palette, scale or views, extras=extras))
     if with_sections:
-        console.print(_rule(Text(palette.t("cli.sections", lang)), palette))
-        console.print(sections(figure, lang, palette))
-        inputs = Text(palette.t("render.inputs", lang), style=palette.style("title"))
-        inputs.append(palette.pick(figure.inputs_note, lang))
-        console.print(inputs)
+        console.print(rule([Segment(palette.t("cli.sections", lang))], palette))
+        console.print(AtWidth(lambda width: TextBlock(section_lines(figure, lang, palette, width,
+                                                                     inputs=not explore)[1:])))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
 
@@ -82,31 +82,3 @@ class Paragraph:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.text)
-
-
-class Flow:
-    """Short entries laid out left to right, wrapping between entries only
-    (a legend entry never splits from its swatch)."""
-
-    def __init__(self, entries: list[Text], gap: int = 2) -> None:
-        self.entries = entries
-        self.gap = gap
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderableType:
-        width = max(1, options.max_width)
-        line = Text(end="\n", no_wrap=True, overflow="crop")
-        for entry in self.entries:
-            needed = entry.cell_len + (self.gap if line.cell_len else 0)
-            if line.cell_len and line.cell_len + needed > width:
-                yield line
-                line = Text(end="\n", no_wrap=True, overflow="crop")
-            if line.cell_len:
-                line.append(" " * self.gap)
-            line.append_text(entry)
-        if line.cell_len:
-            yield line
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        widest = max((e.cell_len for e in self.entries), default=0)
-        total = sum(e.cell_len for e in self.entries) + self.gap * max(0, len(self.entries) - 1)
-        return Measurement(min(widest, options.max_width), min(total, options.max_width))

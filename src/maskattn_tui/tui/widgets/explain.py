@@ -10,25 +10,9 @@ from textual.geometry import Size
 
 from maskattn_tui.lesson.f12 import Figure
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.render.grid_lines import Block, Line, TextBlock, glue, wrap_text
-from maskattn_tui.render.palette import Palette
+from maskattn_tui.render.explain import caption_lines, section_lines
+from maskattn_tui.render.grid_lines import Block, TextBlock
 from maskattn_tui.tui.widgets.base import LinesView
-
-
-def caption_lines(view, lang: str, palette: Palette, width: int) -> list[Line]:
-    return [*wrap_text(glue(palette.tr(view.text("title", lang))), width, palette.style("title")),
-            *wrap_text(glue(palette.tr(view.text("caption", lang))), width)]
-
-
-def section_lines(figure: Figure, lang: str, palette: Palette, width: int) -> list[Line]:
-    lines: list[Line] = [[]]
-    for i, section in enumerate(figure.sections, start=1):
-        lines += wrap_text(f"{i}. {palette.pick(section.title, lang)}", width, palette.style("title"))
-        lines += wrap_text(glue(palette.pick(section.body, lang)), width)
-        lines.append([])
-    inputs = palette.t("render.inputs", lang) + palette.pick(figure.inputs_note, lang)
-    lines += wrap_text(glue(inputs), width, palette.style("dim"))
-    return lines
 
 
 class ExplainView(LinesView):
@@ -44,10 +28,11 @@ class ExplainView(LinesView):
     def build(self, model: AppModel) -> Block:
         palette, width = self.palette(), self.content_width()
         cache = self.__dict__.setdefault("_sections", {})
-        key = (model.lang, width, id(palette))
+        # An explore configuration's inputs are on its figure, not the F12 note.
+        key = (model.lang, width, id(palette), model.exploring)
         if key not in cache:
             cache.clear()
-            cache[key] = section_lines(self.lesson, model.lang, palette, width)
+            cache[key] = section_lines(self.lesson, model.lang, palette, width, inputs=not model.exploring)
         tallest = max(len(caption_lines(v, model.lang, palette, width)) for v in model.views)
         caption = caption_lines(model.view, model.lang, palette, width)
         caption += [[] for _ in range(tallest - len(caption))]
