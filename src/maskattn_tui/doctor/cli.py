@@ -6,13 +6,15 @@ light); `run` imports them.
     maskattn-tui doctor --attention-mask 0,0,1,1,1 [--position-ids 0,1,2,3,4] [--past P]
     maskattn-tui doctor FILE --expect [--past P] [--new N] [--pad K] [--pad-side left|right]
         [--no-causal] [--window W] [--chunk C] [--prefix P] [--documents L1,L2,...] [--tree -1,0,0,...]
+    maskattn-tui doctor A --against B           (the cells where two masks differ)
 
 The --expect options are explore's (explore.fields.MASK_FIELDS, with a saved
 mask's wider bounds): the same parse, ranges, combination checks and
 messages as `maskattn-tui --past ... --window ...`.
 
-Exit 0: diagnosed (whatever was found), or --expect and every cell
-matches; 1: --expect and some cell differs; 2: bad input (one line)."""
+Exit 0: diagnosed (whatever was found; --strict: and no error finding),
+or --expect / --against and every cell of every slice matches; 1: some
+cell differs (or --strict and an error finding); 2: bad input (one line)."""
 
 from __future__ import annotations
 
@@ -88,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
     cap.add_argument("--call", type=_whole(lang, 0), metavar="N", help=t("capture.help.call", lang))
     cap.add_argument("--site", metavar="PATTERN", help=t("capture.help.site", lang))
     parser.add_argument("--strict", action="store_true", help=t("capture.help.strict", lang))
+    parser.add_argument("--against", metavar="B", help=t("doctor_slices.help.against", lang))
     accept_dash_lists(parser)
 
 
@@ -147,17 +150,37 @@ def run(args, lang: str) -> int:
         return run_mask_mod(args, lang)
     if args.attention_mask is not None:
         return _run_hf(args, lang)
-    from maskattn_tui.doctor.read import load_mask
+    from maskattn_tui.doctor.slices import load_all
 
-    mask, info = load_mask(args.file, args.batch, args.head, args.key)
+    array, mask, info = load_all(args.file, args.batch, args.head, args.key)
+    if getattr(args, "against", None) is not None:
+        if args.expect:
+            raise MaskattnError("doctor_against_expect")
+        from maskattn_tui.doctor.against import run_against
+
+        return run_against(array, info, args, lang, _write)
     if args.expect:
-        return _run_expect(mask, info, args, lang)
+        return _run_expect(array, mask, info, args, lang)
     from maskattn_tui.doctor import report
     from maskattn_tui.doctor.diagnosis import diagnose
+    from maskattn_tui.doctor.slices import diagnose_slices, distinct_slices, slice_json, slice_lines
 
     diag = diagnose(mask, args.polarity, info)
-    _write(report.dumps(report.to_json(diag, info, lang)) if args.json else report.human(diag, info, lang, mask))
-    return 1 if args.strict and any(f.level == "error" for f in diag.findings) else 0
+    every = [diag]
+    slices = None
+    if array.ndim > 2 and args.batch is None and args.head is None:  # every distinct slice, said apart
+        groups, left_out = distinct_slices(array)
+        if len(groups) > 1 or left_out:
+            results = diagnose_slices(array, info, args.polarity, groups)
+            every += [d for _, d in results]
+            slices = (results, groups, left_out)
+    if args.json:
+        _write(report.dumps(report.to_json(diag, info, lang, slices=None if slices is None
+                                           else slice_json(slices[0], lang))))
+    else:
+        text = report.human(diag, info, lang, mask)
+        _write(text + ("\n".join(slice_lines(*slices, lang)) + "\n" if slices else ""))
+    return 1 if args.strict and any(f.level == "error" for d in every for f in d.findings) else 0
 
 
 def _run_hf(args, lang: str) -> int:
@@ -174,7 +197,8 @@ def _run_hf(args, lang: str) -> int:
         _write(report.dumps(document))
     else:
         _write(report.human(diag, pair.info, lang, pair.table, pair.findings))
-    return 0
+    errors = any(f.level == "error" for f in (*diag.findings, *pair.findings))
+    return 1 if getattr(args, "strict", False) and errors else 0
 
 
 def _hf_past(args) -> int | None:
@@ -206,41 +230,40 @@ def _expect_options(shape: tuple[int, int], args):
         raise blame_option(e, given) from None
 
 
-def _run_expect(mask, info, args, lang: str) -> int:
+def _run_expect(array, mask, info, args, lang: str) -> int:
+    """--expect over every distinct slice chosen (doctor.expect_run)."""
     from maskattn_tui.doctor import report
-    from maskattn_tui.doctor.expect import expect
-    from maskattn_tui.doctor.representation import Reading, classify
+    from maskattn_tui.doctor.expect import expect, expected_allowed
+    from maskattn_tui.doctor.expect_run import compare_slices, first_grid, result_lines, results_json
+    from maskattn_tui.doctor.representation import classify
 
     rows, keys = mask.shape
     options = _expect_options((rows, keys), args)
     polarity = args.polarity or "attend"
-    result = expect(mask, options, polarity, info.path)
-    rep = classify(mask, info.path)
-    reading = Reading(mask, rep, polarity)
-    shown = [bool(reading.band(r, r + 1)[0, k]) for r, k in result.cells]
-    extra = [list(c) for c, s in zip(result.cells, shown) if s]
-    missing = [list(c) for c, s in zip(result.cells, shown) if not s]
+    results = compare_slices(array, info.path, args.batch, args.head,
+                             lambda index, m: expect(m, options, polarity, info.path), polarity)
+    count = sum(r.comparison.count for r in results)
     described = _described(options)
     if args.json:
+        first = next((r for r in results if r.comparison.count), results[0])
         _write(report.dumps({
             "schema": "maskattn-doctor-expect/1", "file": info.path, "shape": [rows, keys],
-            "representation": rep.kind, "polarity": polarity, "expected": options.as_dict(),
-            "match": result.count == 0, "differs": [list(c) for c in result.cells], "differs_count": result.count,
-            "shown_but_hidden": extra, "hidden_but_shown": missing,
+            "representation": classify(mask, info.path).kind, "polarity": polarity,
+            "expected": options.as_dict(), "match": count == 0,
+            "differs": [list(c) for c in first.comparison.cells],
+            "differs_count": sum(r.comparison.count * len(r.members) for r in results),
+            "shown_but_hidden": first.extra, "hidden_but_shown": first.missing,
+            "slice": list(first.index) or None, "slices": results_json(results) if array.ndim > 2 else None,
         }))
-    elif result.count == 0:
-        _write(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys, options=described))
+    elif count == 0:
+        _write(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys, options=described)
+               + (t("doctor_slices.all_match", lang, n=sum(len(r.members) for r in results)) if array.ndim > 2 else ""))
     else:
-        lines = [t("doctor.expect.differs", lang, file=info.path, count=result.count, total=rows * keys,
-                   options=described)]
-        if extra:
-            lines.append(t("doctor.expect.extra", lang, cells=report.cells_text(extra, len(extra))))
-        if missing:
-            lines.append(t("doctor.expect.missing", lang, cells=report.cells_text(missing, len(missing))))
-        if result.count > len(result.cells):
-            lines.append(t("doctor.expect.more", lang, more=result.count - len(result.cells)))
+        lines = result_lines(results, info.path, described, rows * keys * sum(len(r.members) for r in results), lang)
+        lines += first_grid(array, info.path, results, polarity,
+                            lambda index: (lambda r0, r1: expected_allowed(options, (r0, r1))), lang)
         _write("\n".join(lines))
-    return 0 if result.count == 0 else 1
+    return 0 if count == 0 else 1
 
 
 def _described(options) -> str:

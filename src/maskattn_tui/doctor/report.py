@@ -182,7 +182,8 @@ def reading_text(name: str, family: str, rule, lang: str) -> str:
         parts.append(t("doctor.rule.window", lang, w=rule.window))
     if rule.pad:
         a, b = rule._pad_keys()
-        parts.append(t("doctor.rule.pad", lang, first=a, last=b - 1, side=t(f"doctor.side.{rule.pad_side}", lang)))
+        parts.append(t("doctor.rule.pad" if b - a > 1 else "doctor.rule.pad1", lang, first=a, last=b - 1,
+                       side=t(f"doctor.side.{rule.pad_side}", lang)))
     if rule.gaps:
         parts.append(t("doctor.rule.gaps", lang, runs=_runs(rule.gaps)))
     return t("doctor.report.join", lang).join(parts)
