@@ -141,9 +141,9 @@ def cmd_json(args, lang: str) -> int:
         if shown.config is not None:
             step["query_is_pad"] = list(shown.config.query_is_pad)
         if shown.lens_names:
-            from maskattn_tui.explore.api_lens import lenses
+            from maskattn_tui.explore.api_lens import lenses, model_scores
 
-            step["api_lens"] = lenses(view.table, shown.lens_names, lang)
+            step["api_lens"] = lenses(view.table, shown.lens_names, lang, model_scores(view.result))
         if shown.experiments:
             from maskattn_tui.explore.experiments import experiment_data
 

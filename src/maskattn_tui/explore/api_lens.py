@@ -41,6 +41,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.engine.rules import Pattern, document_of
 from maskattn_tui.engine.visibility import VisibilityTable
 
+from maskattn_tui.explore.lens_float16 import float16_verdict
 from maskattn_tui.explore.lens_flash import flash_spelling, flash_tables
 from maskattn_tui.explore.flex_source import mask_mod_source, run_mask_mod
 
@@ -162,8 +163,10 @@ _SDPA = "torch.nn.functional.scaled_dot_product_attention"
 _MHA = "torch.nn.MultiheadAttention"
 
 
-def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
-    """How API `name` (one of LENS_NAMES) spells `table`."""
+def lens(table: VisibilityTable, name: str, lang: str = "en", scores: Sequence[Sequence[float]] | None = None) -> dict:
+    """How API `name` (one of LENS_NAMES) spells `table`. `scores` (the
+    scaled scores a model would see, per row: model_scores) make the
+    float16 empty-row claim of `hf` the one for these scores."""
     if name not in LENS_NAMES:
         raise MaskattnError("explore_lens", field="lens", value=name, choices=_choices())
     rows, cols = len(table.query_positions), len(table.key_positions)
@@ -213,7 +216,7 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
             meaning=meaning, value=value, companion=companion, empty_row=mha_empty,
         )
     if name == "hf":
-        return _hf(table, lang, meaning, rows, cols)
+        return _hf(table, lang, meaning, rows, cols, scores)
     if name == "flash":
         return _flash(table, lang, meaning, rows, cols)
     if name == "flex":
@@ -243,7 +246,8 @@ def lens(table: VisibilityTable, name: str, lang: str = "en") -> dict:
     )
 
 
-def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -> dict:
+def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int,
+        scores: Sequence[Sequence[float]] | None) -> dict:
     """transformers: a 2D attention_mask plus the config's sliding_window /
     attention_chunk_size; packed documents only from position_ids with
     attention_mask=None and no cache; a tree only as a dense 4D mask."""
@@ -292,9 +296,39 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -
         limits=extra + _limits("hf", cannot, lang),
         # eager: the softmax runs in float32; finfo(float64).min becomes
         # -inf there, so only float64 gives NaN (checked, torch 2.13).
-        empty_row=_empty(lang, ("hf_eager", "uniform", "checked"), ("hf_eager_f64", "nan", "checked"),
-                         ("hf_sdpa", "zeros", "checked")),
+        empty_row=[*_empty(lang, ("hf_eager", "uniform", "checked")), _float16_empty(table, api, scores, lang),
+                   *_empty(lang, ("hf_eager_f64", "nan", "checked"), ("hf_sdpa", "zeros", "checked"))],
     )
+
+
+def _float16_empty(table: VisibilityTable, api: BoolRows, scores, lang: str) -> dict:
+    """eager float16 (explore.lens_float16): uniform only for small scores,
+    so the claim is computed for the rows' own scores when they are known:
+    the empty rows, or every row if none is empty (had it been)."""
+    path = t("explore.lens.path.hf_eager_f16", lang)
+    if scores is None:
+        return {"path": path, "policy": "uniform", "evidence": "checked",
+                "text": t("explore.lens.empty.hf_eager_f16", lang)}
+    rows = [r for r, row in enumerate(api) if not any(row)] or list(range(len(api)))
+    policy, row, weights = float16_verdict(rows, scores)
+    if row is None:
+        return {"path": path, "policy": policy, "evidence": "checked",
+                "text": t("explore.lens.empty.hf_eager_f16.uniform", lang)}
+    q = table.query_positions[row]
+    params = dict(q=q, scores=_numbers(scores[row]), weights=_numbers(weights) if weights is not None else "NaN")
+    kind = "nan" if weights is None else "scores"
+    return {"path": path, "policy": policy, "evidence": "checked",
+            "text": t(f"explore.lens.empty.hf_eager_f16.{kind}", lang, **params),
+            "example": {"row": row, "query": q, "scores": list(scores[row]), "weights": weights}}
+
+
+def _numbers(values: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{v:.4g}" for v in values) + "]"
+
+
+def model_scores(result) -> list[list[float]]:
+    """The scores a model would see for this AttentionResult: q.k * scale / T."""
+    return [[s / result.temperature for s in row] for row in result.scores]
 
 
 def _flash(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int) -> dict:
@@ -321,9 +355,10 @@ def _flash(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int
     )
 
 
-def lenses(table: VisibilityTable, names: str | Sequence[str] = ALL, lang: str = "en") -> list[dict]:
+def lenses(table: VisibilityTable, names: str | Sequence[str] = ALL, lang: str = "en",
+           scores: Sequence[Sequence[float]] | None = None) -> list[dict]:
     """Several lenses at once: `names` as accepted by parse_lens_names."""
-    return [lens(table, name, lang) for name in parse_lens_names(names)]
+    return [lens(table, name, lang, scores) for name in parse_lens_names(names)]
 
 
 def format_value(value: object) -> str:

@@ -232,15 +232,16 @@ def lens_block(table: VisibilityTable, number: int, entry: dict, lang: str, pale
     return Group(*parts)
 
 
-def api_lens_view(table: VisibilityTable, names: str | Sequence[str], lang: str, palette: Palette) -> RenderableType:
+def api_lens_view(table: VisibilityTable, names: str | Sequence[str], lang: str, palette: Palette,
+                  scores: Sequence[Sequence[float]] | None = None) -> RenderableType:
     """Our table, then one block per API in `names` ("all", "sdpa-bool,hf",
-    or a sequence of lens names)."""
+    or a sequence of lens names); `scores` as explore.api_lens.lens takes them."""
     ours = [[c.allowed for c in row] for row in table.cells]
     intro = visibility_matrix(table, ours, palette.t("render.x.lens.ours", lang), palette, mark_diffs=False)
     key = Text(palette.t("render.x.lens.legend", lang, mark=MARK, allowed="1", blocked="0"),
                style=palette.style("dim"))
     parts: list[RenderableType] = [intro, key]
-    for i, entry in enumerate(lenses(table, names, lang), start=1):
+    for i, entry in enumerate(lenses(table, names, lang, scores), start=1):
         parts.append(Text(""))
         parts.append(lens_block(table, i, entry, lang, palette))
     return Group(*parts)
