@@ -1,0 +1,220 @@
+"""Capture on tiny random-weight Hugging Face models built from configs (no
+downloads): the calls each run makes (count, sites, steps, shapes), each
+recorded mask against a second formula, the doctor's reading of it, and
+outputs bit-identical with capture on."""
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from maskattn_tui.capture.findings import primary  # noqa: E402
+from maskattn_tui.capture.manifest import load, mask_path  # noqa: E402
+from maskattn_tui.cli import main  # noqa: E402
+
+
+def llama(impl: str, **extra):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                         pad_token_id=0, attn_implementation=impl, **extra)
+    return LlamaForCausalLM(config).eval()
+
+
+#: row 0 left-padded by 2, row 1 full
+IDS = torch.tensor([[0, 0, 5, 6, 7], [3, 4, 5, 6, 7]])
+ATTENTION = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+
+
+def generate(model, **kw):
+    return model.generate(input_ids=IDS, attention_mask=ATTENTION, max_new_tokens=3, do_sample=False,
+                          pad_token_id=0, **kw)
+
+
+def table(folder, call, b=0, h=0):
+    mask = call["mask"]
+    row = mask["hashes"][min(b, mask["batch"] - 1)]
+    return np.load(mask_path(folder, row[min(h, mask["heads"] - 1)]))
+
+
+def expected_left_pad(rows: int, keys: int, pad: int) -> np.ndarray:
+    """Bottom-right causal over the real keys (a second formula: no library)."""
+    q = np.arange(keys - rows, keys)[:, None]
+    k = np.arange(keys)[None, :]
+    return (k <= q) & (k >= pad)
+
+
+def doctor_json(capsys, folder, *extra):
+    capsys.readouterr()
+    code = main(["doctor", str(folder), "--json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("impl", ["sdpa", "eager"])
+def test_llama_generate_left_padded(tmp_path, capsys, impl):
+    from maskattn_tui import capture
+
+    model = llama(impl)
+    with torch.no_grad():
+        plain = generate(model)
+        with capture(tmp_path) as cap:
+            captured = generate(model)
+    assert torch.equal(plain, captured)
+    hf = [c for c in cap.calls if c["kind"] == "hf"]
+    # one forward for the prompt and one per new token after the first: 3 forwards x 2 layers
+    assert len(hf) == 6
+    assert [c["site"] for c in hf] == ["model.layers.0.self_attn", "model.layers.1.self_attn"] * 3
+    assert [c["generate_step"] for c in hf] == [0, 0, 1, 1, 2, 2]
+    assert [(c["q_len"], c["k_len"]) for c in hf] == [(5, 5)] * 2 + [(1, 6)] * 2 + [(1, 7)] * 2
+    sdpa = [c for c in cap.calls if c["kind"] == "sdpa"]
+    assert len(sdpa) == (6 if impl == "sdpa" else 0)
+    assert all(cap.calls[c["within"]]["kind"] == "hf" for c in sdpa)
+    for call in hf:
+        assert call["mask"]["shape"] == [2, 1, call["q_len"], call["k_len"]]
+        for b, pad in ((0, 2), (1, 0)):
+            got = table(tmp_path, call, b)
+            want = expected_left_pad(call["q_len"], call["k_len"], pad)
+            if impl == "eager":
+                assert got.dtype == np.float32 and set(np.unique(got)) <= {0.0, np.finfo(np.float32).min}
+                got = got == 0
+            assert np.array_equal(got, want), (call["call"], b)
+    # each distinct table stored once: prefill, two decode steps, per batch row
+    assert len(cap.document["masks"]) == 6
+    code, doc = doctor_json(capsys, tmp_path)
+    assert code == 0
+    readings = {m["hash"]: m["diagnosis"] for m in doc["masks"]}
+    for call in hf:
+        for b, pad in ((0, 2), (1, 0)):
+            d = readings[call["mask"]["hashes"][b][0]]
+            assert d["rule"]["name"] == "causal" and d["alignment"] == "bottom-right"
+            assert d["pad_key_count"] == pad and d["pad_side"] == ("left" if pad else None)
+    # the PAD query rows of the prompt see no key: said once, for the calls that used that mask
+    empty = [f for f in doc["findings"] if f["code"] == "empty-rows"]
+    assert len(empty) == 1 and empty[0]["calls"] == [c["call"] for c in hf[:2]]
+    assert "decode-is-causal" not in [f["code"] for f in doc["findings"]]
+
+
+def test_llama_static_cache_hides_the_unused_slots(tmp_path, capsys):
+    from maskattn_tui import capture
+
+    model = llama("sdpa")
+    with torch.no_grad():
+        plain = generate(model, cache_implementation="static")
+        with capture(tmp_path) as cap:
+            captured = generate(model, cache_implementation="static")
+    assert torch.equal(plain, captured)
+    hf = [c for c in cap.calls if c["kind"] == "hf"]
+    assert len(hf) == 6
+    slots = {c["k_len"] for c in hf}
+    assert len(slots) == 1 and slots.pop() >= 7  # every step sees the whole static cache
+    for call in hf[2:]:  # decode: the new query at position 5 + step - 1
+        position = 5 + call["generate_step"] - 1
+        got = table(tmp_path, call, 1)
+        assert got.shape == (1, call["k_len"])
+        assert np.array_equal(np.flatnonzero(got[0]), np.arange(position + 1))
+    # row 0 (2 PAD on the left): its slots 0-1 hidden as well
+    assert np.array_equal(np.flatnonzero(table(tmp_path, hf[2], 0)[0]), np.arange(2, 6))
+
+
+def test_mistral_sliding_window_prefill_and_decode(tmp_path, capsys):
+    from transformers import MistralConfig, MistralForCausalLM
+
+    from maskattn_tui import capture
+
+    torch.manual_seed(0)
+    config = MistralConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=4, num_key_value_heads=2, sliding_window=4,
+                           max_position_embeddings=64, attn_implementation="sdpa")
+    model = MistralForCausalLM(config).eval()
+    ids = torch.tensor([[3, 4, 5, 6, 7, 8]])
+    with torch.no_grad():
+        plain = model.generate(input_ids=ids, max_new_tokens=2, do_sample=False, pad_token_id=0)
+        with capture(tmp_path) as cap:
+            captured = model.generate(input_ids=ids, max_new_tokens=2, do_sample=False, pad_token_id=0)
+    assert torch.equal(plain, captured)
+    hf = [c for c in cap.calls if c["kind"] == "hf"]
+    assert len(hf) == 4 and all(c["sliding_window"] == 4 for c in hf)
+    prefill = table(tmp_path, hf[0])
+    q, k = np.arange(6)[:, None], np.arange(6)[None, :]
+    assert np.array_equal(prefill, (k <= q) & (k > q - 4))
+    code, doc = doctor_json(capsys, tmp_path)
+    reading = next(m["diagnosis"] for m in doc["masks"] if m["calls"][0] == hf[0]["call"])
+    assert reading["window"] == 4
+    # decode: the window lives in the cache (cropped), the mask is all visible; the builder says where
+    builds = [c for c in cap.calls if c["kind"] == "hf-mask"]
+    assert builds and builds[-1]["q_len"] == 1
+
+
+def test_gemma3_sliding_and_full_layers_told_apart(tmp_path, capsys):
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    from maskattn_tui import capture
+
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=3,
+                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=64,
+                              attn_implementation="eager")
+    model = Gemma3ForCausalLM(config).eval()
+    ids = torch.tensor([[3, 4, 5, 6, 7, 8]])
+    with torch.no_grad():
+        plain = model(ids, use_cache=False).logits
+        with capture(tmp_path) as cap:
+            captured = model(ids, use_cache=False).logits
+    assert torch.equal(plain, captured)
+    hf = [c for c in cap.calls if c["kind"] == "hf"]
+    assert [c["layer_type"] for c in hf] == ["sliding_attention", "full_attention"]
+    q, k = np.arange(6)[:, None], np.arange(6)[None, :]
+    assert np.array_equal(table(tmp_path, hf[0]) == 0, (k <= q) & (k > q - 3))
+    assert np.array_equal(table(tmp_path, hf[1]) == 0, k <= q)
+    code, doc = doctor_json(capsys, tmp_path)
+    by_call = {m["calls"][0]: m["diagnosis"] for m in doc["masks"]}
+    assert by_call[hf[0]["call"]]["window"] == 3 and by_call[hf[1]["call"]]["window"] is None
+    # a sliding and a full layer differ by design: not "layers that should share one mask"
+    assert "layers-differ" not in [f["code"] for f in doc["findings"]]
+
+
+def test_packed_batch_by_position_ids(tmp_path, capsys):
+    from maskattn_tui import capture
+
+    model = llama("sdpa")
+    ids = torch.tensor([[3, 4, 5, 6, 7, 8, 9]])
+    positions = torch.tensor([[0, 1, 2, 0, 1, 2, 3]])  # two documents: 3 and 4 tokens
+    with torch.no_grad():
+        plain = model(ids, position_ids=positions, use_cache=False).logits
+        with capture(tmp_path) as cap:
+            captured = model(ids, position_ids=positions, use_cache=False).logits
+    assert torch.equal(plain, captured)
+    hf = [c for c in cap.calls if c["kind"] == "hf"]
+    assert len(hf) == 2 and hf[0]["forward"] == 0
+    doc_of = np.array([0, 0, 0, 1, 1, 1, 1])
+    q, k = np.arange(7)[:, None], np.arange(7)[None, :]
+    want = (k <= q) & (doc_of[:, None] == doc_of[None, :])
+    assert np.array_equal(table(tmp_path, hf[0]), want)
+    code, doc = doctor_json(capsys, tmp_path)
+    assert doc["masks"][0]["diagnosis"]["documents"] == [3, 4]
+
+
+def test_a_killed_run_leaves_a_readable_capture(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "killed.py"
+    script.write_text(
+        "import os, torch, torch.nn.functional as F\n"
+        "from maskattn_tui import capture\n"
+        f"cap = capture({str(tmp_path / 'cap')!r}).__enter__()\n"
+        "q = torch.randn(1, 1, 3, 4)\n"
+        "F.scaled_dot_product_attention(q, q, q, is_causal=True)\n"
+        "os._exit(9)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 9
+    document = load(str(tmp_path / "cap"))
+    assert document["complete"] is False
+    assert [c["kind"] for c in document["calls"]] == ["sdpa"]
+    assert primary(document["calls"])[0]["mask"]["from"] == "is_causal"
