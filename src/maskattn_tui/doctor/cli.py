@@ -83,6 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
     mm.add_argument("--q-len", type=_whole(lang, 1), metavar="Q", help=t("scale.help.q_len", lang))
     mm.add_argument("--kv-len", type=_whole(lang, 1), metavar="K", help=t("scale.help.kv_len", lang))
     mm.add_argument("--block", type=_whole(lang, 1), metavar="N", help=t("scale.help.block", lang))
+    mm.add_argument("--built-for", type=_numbers(lang, 1), metavar="Q0,K0", help=t("scale.help.built_for", lang))
+    mm.add_argument("--built-block", type=_whole(lang, 1), metavar="N", help=t("scale.help.built_block", lang))
     ex = parser.add_argument_group(h("expect_group"))
     ex.add_argument("--expect", action="store_true", help=h("expect"))
     add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), _dest)
@@ -121,7 +123,8 @@ def _mask_mod(args) -> bool:
 
     spec = is_spec(args.file)
     if not spec:
-        for dest, option in (("q_len", "--q-len"), ("kv_len", "--kv-len"), ("block", "--block")):
+        for dest, option in (("q_len", "--q-len"), ("kv_len", "--kv-len"), ("block", "--block"),
+                             ("built_for", "--built-for"), ("built_block", "--built-block")):
             if getattr(args, dest, None) is not None:
                 raise MaskattnError("scale_only_mask_mod", option=option)
     return spec

@@ -39,6 +39,22 @@ def _lengths(args) -> tuple[int, int, int, int]:
     return q_len, kv_len, block, block
 
 
+def _reuse(args, ev, fresh, used: tuple[int, int, int]):
+    """--built-for Q0,K0 / --built-block N: the BlockMask reused (scale.reuse)."""
+    built_for, built_block = getattr(args, "built_for", None), getattr(args, "built_block", None)
+    if built_for is None and built_block is None:
+        return None
+    from maskattn_tui.scale.reuse import reuse
+
+    if built_for is not None and len(built_for) != 2:
+        raise MaskattnError("scale_built_for", value=",".join(map(str, built_for)))
+    q0, k0 = built_for if built_for is not None else used[:2]
+    for option, value in (("--built-for", q0), ("--built-for", k0)):
+        if not 1 <= value <= MAX_LEN:
+            raise MaskattnError("scale_length", option=option, value=value, hi=MAX_LEN)
+    return reuse(ev.tile, fresh, (q0, k0, built_block or used[2]))
+
+
 def run(args, lang: str) -> int:
     from maskattn_tui.doctor.cli import _described, _expect_options
 
@@ -61,6 +77,7 @@ def run(args, lang: str) -> int:
         extra = [list(c) for c, s in zip(comp.cells, shown) if s]
         missing = [list(c) for c, s in zip(comp.cells, shown) if not s]
         expect = (options, comp, extra, missing, from_runs(rule_runs(rule), qb, kb))
+    reused = _reuse(args, ev, result, (q_len, kv_len, qb))
     seconds = time.perf_counter() - started
     cells = q_len * kv_len
     if args.json:
@@ -71,6 +88,8 @@ def run(args, lang: str) -> int:
                     "visible": result.visible, "density": result.visible / cells,
                     "blocks": report.blocks_json(result.blocks), "reading": report.reading_json(diag),
                     "seconds": round(seconds, 3)}
+        if reused is not None:
+            document["reuse"] = report.reuse_json(reused)
         if expect is not None:
             options, comp, extra, missing, rule_blocks = expect
             document["expect"] = {
@@ -85,6 +104,8 @@ def run(args, lang: str) -> int:
                  t("scale.visible", lang, visible=result.visible, cells=cells,
                    density=f"{100 * result.visible / cells:.4g}"),
                  *report.reading_lines(diag, lang), "", result.blocks.picture(b, h)]
+        if reused is not None:
+            lines += ["", *report.reuse_lines(reused, lang)]
         if expect is not None:
             options, comp, extra, missing, rule_blocks = expect
             lines += ["", *report.expect_lines(spec, comp, extra, missing, _described(options), cells,

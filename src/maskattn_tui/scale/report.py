@@ -112,3 +112,27 @@ def reading_json(diag: ModDiagnosis) -> dict:
                differs_count=comp.count, differs=[list(c) for c in comp.cells],
                leak_count=comp.leak_count, leaks=[list(c) for c in comp.leaks])
     return out
+
+
+def reuse_lines(result, lang: str) -> list[str]:
+    (q0, k0, b0), (q, k, b) = result.built, result.used
+    params = dict(q0=q0, k0=k0, b0=b0, q=q, k=k, b=b)
+    lines = []
+    if result.lengths != "same":
+        lines.append(t(f"scale.reuse.{result.lengths}", lang, **params))
+    if b0 != b:
+        lines.append(t("scale.reuse.block", lang, **params))
+    if result.cells_differ is not None:
+        lines.append(t("scale.reuse.result", lang, cells=result.cells_differ, blocks=result.blocks_differ, **params))
+        if result.cells:
+            shown = " ".join(f"({r},{c}){'+' if s else '-'}" for r, c, s in result.cells)
+            more = result.cells_differ - len(result.cells)
+            lines.append(t("scale.reuse.cells", lang, cells=shown + (f" +{more}" if more > 0 else "")))
+    return lines
+
+
+def reuse_json(result) -> dict:
+    return {"built": list(result.built), "used": list(result.used), "lengths": result.lengths,
+            "refused": result.lengths != "same", "blocks_differ": result.blocks_differ,
+            "cells_differ": result.cells_differ,
+            "cells": [{"row": r, "key": c, "shown": s} for r, c, s in result.cells]}

@@ -25,6 +25,8 @@ class Scan:
     stats: RowStats
     #: visible cells of the whole table
     visible: int
+    #: visible cells per block (int64, the block map's shape)
+    sums: np.ndarray
 
 
 def tile_shape(q_block: int, kv_block: int, keys: int) -> tuple[int, int]:
@@ -88,4 +90,4 @@ def scan(tile: Callable[[int, int, int, int], np.ndarray], q_len: int, kv_len: i
     empty = count == 0
     lo[empty], hi[empty] = 0, -1
     blocks = from_sums(sums, q_len, kv_len, q_block, kv_block)
-    return Scan(blocks, RowStats(lo, hi, count, kv_len), int(count.sum()))
+    return Scan(blocks, RowStats(lo, hi, count, kv_len), int(count.sum()), sums)
