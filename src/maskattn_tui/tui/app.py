@@ -16,6 +16,7 @@ import gc
 import signal
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Container
 from textual.reactive import reactive
@@ -39,7 +40,7 @@ from maskattn_tui.tui.widgets.explain import ExplainView
 from maskattn_tui.tui.widgets.grid import GridView
 from maskattn_tui.tui.widgets.keybar import KeyBar
 from maskattn_tui.tui.widgets.lab import LabView
-from maskattn_tui.tui.widgets.panes import Pane, pane_title
+from maskattn_tui.tui.widgets.panes import pane_title
 from maskattn_tui.tui.widgets.player import PlayerBar
 from maskattn_tui.tui.widgets.too_small import TooSmall
 
@@ -128,6 +129,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
             "grid": GridView(glyphs, id="grid").data_bind(**bound),
             "bars": BarsView(glyphs, id="bars").data_bind(**bound),
             "explain": ExplainView(self.figure, glyphs, id="explain").data_bind(**bound),
+            "lab-pane": LabView(glyphs, id="lab-pane").data_bind(**bound),
         }
         yield PlayerBar(self.figure.title, glyphs, id="player").data_bind(**bound)
         yield parts["condition"]
@@ -138,8 +140,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
                 yield parts["grid"]
                 yield parts["bars"]
             with Container(id="side"):
-                yield Pane(LabView(glyphs, id="lab").data_bind(**bound), title_key="tui.x.panel.lab",
-                           glyphs=glyphs, id="lab-pane")
+                yield parts["lab-pane"]
                 yield parts["explain"]
         yield TooSmall(MIN_WIDTH, MIN_HEIGHT, id="too-small")
         yield KeyBar(glyphs, id="keys").data_bind(**bound)
@@ -166,17 +167,19 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
             self.gc_paused = False
             resume_gc()
 
-    def on_resize(self) -> None:
-        self._relayout()
+    def on_resize(self, event: events.Resize) -> None:
+        # This handler runs before App._on_resize stores the new size (ours
+        # comes first in the MRO), so self.size is still the old one here.
+        self._relayout(size=event.size)
         self._titles()
 
-    def _relayout(self, parts: dict | None = None) -> None:
+    def _relayout(self, parts: dict | None = None, size: tuple[int, int] | None = None) -> None:
         """The panes' sizes for the whole walkthrough (tui.layout): redone
         when the screen, language, cells, zoom or configuration change.
         `parts`: the widgets by id, when called from compose (so the first
         layout already has the sizes: no second pass, no second paint)."""
         model = self.model
-        width, height = self.size
+        width, height = size if size is not None else self.size
         key = (width, height, id(model.views), model.lang, model.cells, model.zoomed, model.mode, model.side_pane)
         if key == self._layout_key or width <= 0:
             return
@@ -185,22 +188,24 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         grid = part("grid")
         cond = condition_lines(model, max(1, width - 2), Palette(glyphs=self.glyphs).tr)
         plan = sizes.figure_layout(width, height, cond, model.zoomed, model.exploring,
-                                   lambda room: grid.frame_of(model, room))
+                                   lambda room: grid.frame_of(model, room), lab=model.side_pane == "lab")
         self._plan = plan
         grid.room, grid.frame = plan.room, grid.frame_of(model, plan.room)
         set_size(part("condition"), height=cond)
-        set_size(part("figure"), height=None if plan.wide or model.zoomed else plan.grid_height)
+        set_size(part("figure"), height=None if plan.wide or model.zoomed else plan.grid_height,
+                 width=plan.column if plan.wide and not model.zoomed else None)
         set_size(grid, width=None if model.zoomed else plan.grid_width,
                  height=plan.grid_height if plan.wide and not model.zoomed else None)
         grid.update_figure(None)
         # The other panes' widths by the same arithmetic, so that their first
         # paint is their figure (a pane then drawn again only if it differs).
         column = plan.body_width - plan.grid_width
-        bars, explain = part("bars"), part("explain")
+        bars, explain, lab = part("bars"), part("explain"), part("lab-pane")
         bars.planned = (plan.grid_width if plan.wide else column) - sizes.PANE_CELLS
-        explain.planned = (column if plan.wide else plan.body_width) - sizes.PANE_CELLS
-        bars.update_figure(None)
-        explain.update_figure(None)
+        explain.planned = plan.side_width - sizes.PANE_CELLS
+        lab.planned = plan.side_width - sizes.PANE_CELLS
+        for view in (bars, explain, lab):
+            view.update_figure(None)
 
     def _titles(self) -> None:
         """The panes' titles, cut at a word for the widths the layout gives
@@ -215,8 +220,10 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         side = plan.body_width - plan.grid_width
         widths = {"#grid": plan.body_width if model.zoomed else plan.grid_width,
                   "#bars": plan.grid_width if plan.wide else side,
-                  "#explain": side if plan.wide else plan.body_width}
-        names = {"#grid": (key, extra), "#bars": ("tui.panel.bars", ""), "#explain": ("tui.panel.explain", "")}
+                  "#explain": plan.side_width, "#lab-pane": plan.side_width}
+        lab_key = "tui.x.panel.lab_zoomed" if model.zoomed else "tui.x.panel.lab"
+        names = {"#grid": (key, extra), "#bars": ("tui.panel.bars", ""), "#explain": ("tui.panel.explain", ""),
+                 "#lab-pane": (lab_key, "")}
         for selector, (name, more) in names.items():
             pane = self.query_one(selector)
             title = pane_title(t(name, model.lang), more, widths[selector], self.glyphs)

@@ -28,6 +28,10 @@ PANE_LINES, PANE_CELLS = 1, 3
 GRID_SHARE = 0.7
 #: The figure column's share of the body in the wide layout.
 WIDE_SHARE = 0.6
+#: With an experiment or the lens on, the wide layout's figure column is
+#: only as wide as the grid needs (at least this, for the weights' lines):
+#: the rest of the body is the reading pane's.
+LAB_FIGURE_MIN = 50
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,22 @@ class Layout:
     grid_height: int
     body_width: int
     body_height: int
+    #: The figure column's width in the wide layout (grid and weights), else
+    #: the grid pane's; the side (explanation, reading pane) has the rest.
+    column: int = 0
+
+    @property
+    def side_width(self) -> int:
+        """The explanation's (or reading pane's) outer width."""
+        return self.body_width - self.column if self.wide else self.body_width
 
 
 def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, explore: bool,
-                  frame: Callable[[Room], tuple[int, int]]) -> Layout:
+                  frame: Callable[[Room], tuple[int, int]], lab: bool = False) -> Layout:
     """The grid pane's size on a `width` x `height` screen; `frame(room)` is
-    the largest figure of the walkthrough drawn in `room`."""
+    the largest figure of the walkthrough drawn in `room`; `lab`: an
+    experiment or the lens is on (their pane takes the room the grid does
+    not use)."""
     wide = width >= WIDE_WIDTH and not zoomed
     body_w = max(1, width - (CONTROLS_WIDTH if explore and not zoomed else 0))
     body_h = max(1, height - 1 - condition_lines - 1)  # player bar, condition, footer
@@ -63,6 +77,8 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
         grid_w, grid_h = body_w, body_h
     elif wide:
         grid_w = int(body_w * WIDE_SHARE)
+        if lab:
+            grid_w = min(grid_w, max(min(fw, room.width) + PANE_CELLS, LAB_FIGURE_MIN))
     else:
         grid_w = min(fw, room.width) + PANE_CELLS
-    return Layout(wide, room, grid_w, grid_h, body_w, body_h)
+    return Layout(wide, room, grid_w, grid_h, body_w, body_h, grid_w if not zoomed else body_w)

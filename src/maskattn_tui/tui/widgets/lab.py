@@ -1,58 +1,95 @@
-"""Explore mode's experiments and API lens: the Rich renderables of
-render.experiments and render.lens for the bound model's session. Shown
-only when an experiment or the lens is on (the screen's `-lab` class)."""
+"""Explore mode's experiments and API lens, as a reading pane: the Rich
+renderables of render.experiments and render.lens for the bound model's
+session, drawn line by line (a LinesView). Prose is wrapped to the pane;
+a table (or code) keeps its own width, and only a line wider than the pane
+scrolls sideways (shift+←/→). Shown only when an experiment or the lens is
+on (the screen's `-lab` class)."""
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.columns import Columns
+from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.text import Text
-from textual.reactive import reactive
+from textual.geometry import Size
 
 from maskattn_tui.i18n import t
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.tui.themed import themed_palette
-from maskattn_tui.tui.widgets.base import ModelView
+from maskattn_tui.render.blocks import Block, Line, TextBlock
+from maskattn_tui.tui.widgets.base import LinesView
+
+#: Wider than this, a table is cut (no real table of the app comes near).
+WIDEST = 1000
 
 
-class LabView(ModelView):
-    DEFAULT_CSS = "LabView { height: auto; width: auto; }"
-    model: reactive[AppModel | None] = reactive(None, repaint=False, layout=False)
+def reading_lines(renderable: RenderableType, console: Console, width: int) -> list[Line]:
+    """`renderable`'s lines for a pane `width` cells wide: a Group's parts
+    one under the other, wrapped text at `width`, anything else (tables,
+    matrices side by side, code) at least as wide as it needs whole."""
+    if isinstance(renderable, Group):
+        return [line for part in renderable.renderables for line in reading_lines(part, console, width)]
+    if isinstance(renderable, Text):
+        if renderable.no_wrap:  # code: its lines as written
+            longest = max((cell_len(line) for line in renderable.plain.split("\n")), default=0)
+            at = max(width, longest)
+        else:
+            at = width
+    elif isinstance(renderable, Columns):
+        # Side by side where they fit, else one under the other: never
+        # narrower than its widest part.
+        parts = [Measurement.get(console, console.options.update_width(WIDEST), r).maximum
+                 for r in renderable.renderables]
+        at = max([width, *parts])
+    else:
+        at = max(width, Measurement.get(console, console.options.update_width(WIDEST), renderable).maximum)
+    at = min(at, WIDEST)
+    options = console.options.update(width=at, min_width=at, max_width=at, height=None, no_wrap=False)
+    return [list(line) for line in console.render_lines(renderable, options, pad=False, new_lines=False)]
 
-    def shown(self, model: AppModel) -> object:
+
+def content(key: object) -> object:
+    """What of a figure key is the content, not the pane's width."""
+    shown = key[0] if isinstance(key, tuple) else None
+    return shown[:-1] if isinstance(shown, tuple) else shown
+
+
+class LabView(LinesView):
+    """The reading pane (its id is #lab-pane; titled by the app)."""
+
+    def figure_key(self, model: AppModel) -> object:
         if model.side_pane != "lab":
             return None
         s = model.session
-        return (s.config, s.experiments, s.lens, model.lang)
+        return (s.config, s.experiments, s.lens, model.lang, self.content_width())
 
-    def watch_model(self, old: AppModel | None, new: AppModel | None) -> None:
-        if new is not None and (old is None or self.shown(old) != self.shown(new)):
-            self.refresh(layout=True)
+    def drawable(self) -> bool:
+        # Wrapped to its own width: drawn once it has one (or a planned one).
+        return self.model is not None and self.model.side_pane == "lab"
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+    def selection_moved(self, old, new) -> bool:
+        return False  # the row is nothing to this pane
 
-    def _theme_changed(self, _theme) -> None:
-        self.refresh(layout=True)  # render() reads the new theme's palette
+    def build(self, model: AppModel) -> Block:
+        return TextBlock(reading_lines(self.renderable(model), self.app.console, self.content_width()))
 
-    def get_content_width(self, container, viewport) -> int:
-        """As wide as its tables want (the pane scrolls sideways), never
-        squeezed to the pane: Rich would cut the outputs' table."""
-        from rich.measure import Measurement
+    def frame_size(self, model: AppModel) -> Size:
+        assert self.figure is not None
+        return Size(self.figure.width, self.figure.height)
 
-        console = self.app.console
-        natural = Measurement.get(console, console.options.update_width(1000), self.render()).maximum
-        return max(container.width, min(natural, 1000))
+    def update_figure(self, old: AppModel | None) -> None:
+        before = self._figure_key
+        super().update_figure(old)
+        if content(before) != content(self._figure_key) and (self.scroll_x or self.scroll_y):
+            self.scroll_home(animate=False, immediate=True)  # a new content: read it from its start
 
-    def render(self) -> RenderableType:
-        model = self.model
-        if model is None or model.side_pane != "lab":
-            return ""
+    def renderable(self, model: AppModel) -> RenderableType:
         # The experiments and the lens are imported when first shown.
         from maskattn_tui.explore.experiments import run_experiment
         from maskattn_tui.render.experiments import experiment_view
         from maskattn_tui.render.lens import api_lens_view
 
-        palette = themed_palette(self, self.glyphs)
+        palette = self.palette()
         session, lang = model.session, model.lang
         parts: list[RenderableType] = []
         for name in session.experiments:
@@ -63,5 +100,14 @@ class LabView(ModelView):
             if parts:
                 parts.append(Text(""))
             parts.append(Text(self.tr(t("tui.x.lens_title", lang)), style=palette.style("title")))
-            parts.append(api_lens_view(session.config.table(), "all", lang, palette))
+            from maskattn_tui.explore.api_lens import model_scores
+            from maskattn_tui.explore.view import evaluate
+
+            parts.append(api_lens_view(session.config.table(), "all", lang, palette,
+                                       model_scores(evaluate(session.config))))
         return Group(*parts)
+
+    def tr(self, text: str) -> str:
+        from maskattn_tui.render.palette import Palette
+
+        return Palette(glyphs=self.glyphs).tr(text)

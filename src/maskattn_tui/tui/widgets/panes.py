@@ -1,10 +1,8 @@
 """Pane chrome: titles cut at a word for the pane's width, and ASCII
-scrollbars. `Pane` is a scrolling container for Rich content (the
-experiments and the API lens); the figure's panes are line-API views."""
+scrollbars (the panes themselves are line-API views, widgets/base.py)."""
 
 from __future__ import annotations
 
-from textual.containers import ScrollableContainer
 from textual.scrollbar import ScrollBarRender
 from textual.widget import Widget
 
@@ -37,14 +35,3 @@ def pane_title(title: str, extra: str, width: int, glyphs: Glyphs = UNICODE) -> 
     if cell_len(whole) <= room:
         return whole
     return cut_at_word(title, room, tr("…"))
-
-
-class Pane(ScrollableContainer, can_focus=False):
-    def __init__(self, *children, title_key: str, glyphs: Glyphs = UNICODE, **kwargs) -> None:
-        super().__init__(*children, **kwargs)
-        self.title_key = title_key
-        self.glyphs = glyphs
-
-    def on_mount(self) -> None:
-        if self.glyphs.box == "ASCII":
-            use_ascii_scrollbars(self)

@@ -1,0 +1,107 @@
+"""A terminal resize lays the screen out again at once, with no key
+pressed: after every resize across each breakpoint (too narrow, too short,
+normal, wide), both ways, the panes' regions are what tui/layout.py's
+arithmetic gives for the new size, in figure mode, explore mode, with an
+experiment and the lens on, and zoomed."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from maskattn_tui.cli.export import settle
+from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.render.palette import Palette
+from maskattn_tui.tui import layout as sizes
+from maskattn_tui.tui import make_app
+from maskattn_tui.tui.widgets.condition import condition_lines
+
+#: One size on each side of every breakpoint (width 60 and 140, height 20),
+#: and the audit's three sizes.
+SIZES = [(59, 30), (100, 19), (80, 24), (100, 30), (139, 40), (160, 48)]
+#: One size per breakpoint class (too narrow, too short, normal, wide): the
+#: walk for the slower modes (the reading pane is drawn again at each size).
+CLASSES = [(59, 30), (100, 19), (100, 30), (160, 48)]
+
+
+def every_pair(nodes: list) -> list:
+    """A walk from nodes[0] that goes from every node to every other one
+    (each ordered pair once: a circuit of the complete directed graph)."""
+    left = {a: [b for b in nodes if b != a] for a in nodes}
+    walk, stack = [], [nodes[0]]
+    while stack:
+        here = stack[-1]
+        if left[here]:
+            stack.append(left[here].pop())
+        else:
+            walk.append(stack.pop())
+    return walk[::-1]
+
+
+def expected(app, width: int, height: int) -> sizes.Layout:
+    """The layout by the arithmetic alone, for `width` x `height`."""
+    model, grid = app.model, app.query_one("#grid")
+    cond = condition_lines(model, max(1, width - 2), Palette(glyphs=app.glyphs).tr)
+    return sizes.figure_layout(width, height, cond, model.zoomed, model.exploring,
+                               lambda room: grid.frame_of(model, room), lab=model.side_pane == "lab")
+
+
+def check(app, width: int, height: int) -> None:
+    region = {name: app.query_one(f"#{name}").region for name in ("grid", "bars", "explain", "lab-pane", "body")}
+    if width < sizes.MIN_WIDTH or height < sizes.MIN_HEIGHT:
+        assert app.query_one("#too-small").region.area > 0
+        assert region["body"].area == 0
+        return
+    plan, model = expected(app, width, height), app.model
+    body = region["body"]
+    assert body.width == width, (width, height)
+    left = body.x + (sizes.CONTROLS_WIDTH if model.exploring and not model.zoomed else 0)
+    side = region["lab-pane" if model.side_pane == "lab" else "explain"]
+    grid, bars = region["grid"], region["bars"]
+    where = (width, height, model.mode, model.side_pane, model.zoomed)
+    if model.zoomed:
+        shown = side if model.side_pane == "lab" else grid
+        assert (shown.x, shown.width, shown.height) == (left, plan.body_width, plan.body_height), where
+        return
+    assert (grid.x, grid.width, grid.height) == (left, plan.grid_width, plan.grid_height), where
+    if plan.wide:
+        assert (bars.x, bars.y, bars.width) == (left, grid.bottom, plan.column), where
+        assert bars.bottom == body.bottom, where
+        assert (side.x, side.width) == (left + plan.column, plan.side_width), where
+    else:
+        assert (bars.x, bars.y, bars.width) == (grid.right, grid.y, plan.body_width - plan.grid_width), where
+        assert (side.x, side.y, side.width) == (left, grid.bottom, plan.side_width), where
+        assert side.bottom == body.bottom, where
+
+
+@pytest.mark.parametrize("nodes", [SIZES, CLASSES])
+def test_the_walk_crosses_every_pair(nodes):
+    walk = every_pair(nodes)
+    assert set(zip(walk, walk[1:])) == set(itertools.permutations(nodes, 2))
+    assert len(walk) == len(nodes) * (len(nodes) - 1) + 1
+
+
+MODES = {
+    "figure": dict(step=5),
+    "explore": dict(explore=ExploreConfig(past=3, new=2)),
+    "lab": dict(explore=ExploreConfig(past=2, new=6, chunk=4), experiments=("leak-probe",), lens=True),
+}
+
+
+@pytest.mark.parametrize("mode,zoom", [("figure", False), ("explore", False), ("lab", False),
+                                       ("figure", True), ("lab", True)])
+async def test_every_resize_lays_out_at_once(mode, zoom):
+    app = make_app(**MODES[mode])
+    walk = every_pair(SIZES if mode == "figure" else CLASSES)
+    first = walk[0]
+    async with app.run_test(size=first) as pilot:
+        await settle(pilot)
+        if zoom:
+            await pilot.press("z")
+            await settle(pilot)
+        check(app, *first)
+        for size in walk[1:]:  # each breakpoint crossed both ways, no key between
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            check(app, *size)
