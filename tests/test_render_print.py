@@ -55,3 +55,26 @@ def test_print_takes_the_apps_look(capsys, lang):
     out = printed(capsys, "--step", "1", "--width", "80", "--lang", lang)
     assert not re.search("[╭╮╰╯┼┬┴]", out)
     assert table_rows(out) == {f"q{i}": ["✓" if j <= i else "F" for j in range(3)] for i in range(3)}
+
+
+def test_compact_cells_of_several_rules_do_not_run_together(capsys):
+    # issue 20 point 7: at 40 columns the cells are compact (a glyph and a gap);
+    # by hand: PAD is k0, k1; a window of 3 blocks k <= p - 3 (q3: k0; q4: k0, k1)
+    out = printed(capsys, "--past", "3", "--new", "2", "--pad", "2", "--window", "3", "--width", "40")
+    assert table_rows(out) == {"q3": ["#", "P", "✓", "✓", "F"], "q4": ["#", "#", "✓", "✓", "✓"]}
+    assert re.search(r"│# P ✓ ✓ F$", out, re.M)  # one glyph and one gap per cell
+    legend = " ".join(out.split())
+    assert "# several rules block the cell" in legend and "X future + PAD" in legend
+
+
+def test_marked_compact_cells_keep_a_gap(capsys):
+    # step 5 at 40 columns: the row-number table's marked cells "F!" stay apart
+    out = printed(capsys, "--step", "5", "--width", "40")
+    assert re.search(r"row 0 as pos 0 │✓  F! F! F! F$", out, re.M)
+    assert re.search(r"row 1 as pos 1 │✓  ✓  F! F! F!$", out, re.M)
+
+
+def test_a_short_cache_run_is_labelled_past_not_c(capsys):
+    out = printed(capsys, "--past", "2", "--new", "6", "--width", "40")
+    assert re.search(r"^ +│past new$", out, re.M)
+    assert not re.search(r"│c +new", out)

@@ -67,13 +67,17 @@ def legend_lines(reasons, palette: Palette, lang: str, width: int, cw: int,
     selected-row marks too (a table with no focus row has neither)."""
     entries: list[Line] = []
     swatch_w = 1 if cw == 1 else 3
+    compact = cw < FULL_CELL_MIN  # the cells' own one-column glyphs (X, #)
     for reason in reasons:
-        glyph = cell_glyph(palette, reason, swatch_w)
+        glyph = cell_glyph(palette, reason, 1 if compact else swatch_w)
         swatch = set_cell_size(f" {glyph} " if swatch_w > 1 else glyph, swatch_w)
         entries.append([Segment(swatch, palette.style(reason)), Segment(" " + palette.t(f"render.legend.{reason}", lang))])
     if several:  # cells blocked by several rules: their letters (or # in one column)
-        mark = f"{SEVERAL_GLYPH} " if cw == 1 else ""
-        entries.append([Segment(mark + palette.t("render.legend.several", lang))])
+        if compact:
+            entries.append([Segment(f" {SEVERAL_GLYPH} " if swatch_w > 1 else SEVERAL_GLYPH),
+                            Segment(" " + palette.t("render.legend.several_compact", lang))])
+        else:
+            entries.append([Segment(palette.t("render.legend.several", lang))])
     if diff:
         entries.append([Segment(f" {DIFF_MARK} ", palette.style("diff")),
                         Segment(" " + palette.t("render.legend.diff", lang))])
@@ -206,7 +210,9 @@ def full_cell_width(view: StepView, lang: str, palette: Palette) -> int:
 def options(view: StepView, lang: str, palette: Palette, cells: str) -> list[tuple[int, bool]]:
     """The (cell width, side by side) layouts to try, best first."""
     full = full_cell_width(view, lang, palette)
-    widths = {"full": [full], "compact": [2, 1], "auto": [full, 2, 1]}[cells]
+    # Marked cells ("F!") get a third column where it fits: "F! F!", not "F!F!".
+    compact = [3, 2, 1] if view.offset_bug is not None else [2, 1]
+    widths = {"full": [full], "compact": compact, "auto": [full, *compact]}[cells]
     sides = [True, False] if view.offset_bug is not None else [False]
     return [(cw, side) for cw in widths for side in sides]
 

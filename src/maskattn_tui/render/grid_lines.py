@@ -13,7 +13,7 @@ from rich.style import Style
 from maskattn_tui.render.blocks import (  # noqa: F401 - the figure's blocks, named here too
     Block, Column, Line, TextBlock, flow, glue, merged, pad_to, text_len, window_of, wrap_text,
 )
-from maskattn_tui.render.palette import Palette
+from maskattn_tui.render.palette import MASK_GLYPHS, Palette
 from maskattn_tui.render.table_source import TableSource
 
 SELECT_MARK = {"unicode": "●", "ascii": "*"}
@@ -138,8 +138,13 @@ class TableBlock(Block):
         if cw == 1:
             return [Segment(mark or cell_glyph(p, reason, 1), style)]
         if cw < FULL_CELL_MIN:
-            glyph = cell_glyph(p, reason, cw - len(mark))
-            return [Segment(set_cell_size(glyph + mark, cw), style)]
+            # A gap after the glyph where the cell has room for one, so that
+            # neighbours never run together ("PW" beside "P" read "PWP"); a
+            # block's wide glyph fills its cell (mask mode's blocks join up).
+            room = cw - len(mark)
+            if room > 1 and reason not in MASK_GLYPHS:
+                room -= 1
+            return [Segment(set_cell_size(cell_glyph(p, reason, room) + mark, cw), style)]
         glyph_text = cell_glyph(p, reason, cw - 2 - len(mark)) + mark
         # A swatch of cw - 1 cells, its glyph under the key's label (" k3"),
         # and a plain gap: neighbours stay apart.
@@ -176,6 +181,8 @@ class TableBlock(Block):
             tag = p.t("render.cached" if g == "cached" else "render.new", self.lang)
             lead = skip if lo == c0 else 0
             room = (hi - lo) * cw - lead
+            if cell_len(tag) > room and g == "cached":  # "past" where "cache" does not fit
+                tag = p.t("render.cached_short", self.lang)
             word = " " + tag if cell_len(tag) < room else tag if cell_len(tag) <= room else tag[:1]
             out.append(Segment(" " * lead + set_cell_size(word, max(0, room)), p.style(g)))
         return out
