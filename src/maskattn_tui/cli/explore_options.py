@@ -8,7 +8,7 @@
 Options: one per field of explore.fields (--past P --new N --pad K
 --pad-side left|right --no-causal --window W --chunk C --prefix P
 --documents L1,L2,... --tree P0,P1,... --temperature T --empty-row POLICY
---seed S), and --scenario FILE --lens NAME --experiment NAME.
+--seed S), and --scenario FILE --preset NAME --lens NAME --experiment NAME.
 
 Every option defaults to argparse.SUPPRESS, so an option absent from the
 command line is absent from `args` - safe when the same options are added to
@@ -19,7 +19,8 @@ values of a --scenario file (which must be valid on its own). --lens alone does 
 applies to whatever table is shown.
 
 Destinations on `args`: explore_<field> (explore_empty_row for the
-empty-row policy), explore_scenario, explore_lens, explore_experiment. No
+empty-row policy), explore_scenario, explore_preset, explore_lens,
+explore_experiment. No
 Textual or Rich here. --experiment starts explore mode (on the defaults if
 nothing else is given)."""
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 #: config field -> (option, args destination, kind): derived from explore.fields
 OPTIONS = {f.name: (f.flag, f.arg_dest, "flag" if f.const is not None else f.kind) for f in OPTION_FIELDS}
 SCENARIO_DEST = "explore_scenario"
+PRESET_DEST = "explore_preset"
 LENS_DEST = "explore_lens"
 EXPERIMENT_DEST = "explore_experiment"
 
@@ -85,6 +87,10 @@ def _help_texts(lang: str) -> dict[str, str]:
 
     texts = {f.arg_dest: t(f.help_key, lang, **help_params(f)) for f in OPTION_FIELDS}
     texts[SCENARIO_DEST] = t("explore.help.scenario", lang)
+    from maskattn_tui.explore.patterns import PRESETS
+
+    texts[PRESET_DEST] = t("explore.help.preset", lang, choices=", ".join(
+        f"{name} ({t(f'explore.preset.{name}', lang)})" for name in PRESETS))
     texts[LENS_DEST] = t("explore.help.lens", lang, choices=", ".join((*LENS_NAMES, ALL)))
     texts[EXPERIMENT_DEST] = t("explore.help.experiment", lang, choices=", ".join((*EXPERIMENTS, ALL)))
     return texts
@@ -101,8 +107,8 @@ def add_explore_arguments(parser: argparse.ArgumentParser, lang: str = "en") -> 
         return texts[dest]
 
     add_field_options(g, OPTION_FIELDS, help_of)
-    for option, dest, metavar in (("--scenario", SCENARIO_DEST, "FILE"), ("--lens", LENS_DEST, "NAME"),
-                                  ("--experiment", EXPERIMENT_DEST, "NAME")):
+    for option, dest, metavar in (("--scenario", SCENARIO_DEST, "FILE"), ("--preset", PRESET_DEST, "NAME"),
+                                  ("--lens", LENS_DEST, "NAME"), ("--experiment", EXPERIMENT_DEST, "NAME")):
         g.add_argument(option, dest=dest, default=argparse.SUPPRESS, action=_Option,
                        help_of=lambda dest=dest: help_of(dest), metavar=metavar)
     accept_dash_lists(parser)
@@ -169,6 +175,7 @@ def explore_requested(args: argparse.Namespace) -> bool:
     """Was any option that starts explore mode given? (--lens does not.)"""
     return (
         hasattr(args, SCENARIO_DEST)
+        or hasattr(args, PRESET_DEST)
         or hasattr(args, EXPERIMENT_DEST)
         or any(hasattr(args, dest) for _, dest, _ in OPTIONS.values())
     )
@@ -178,7 +185,9 @@ def config_from_args(
     args: argparse.Namespace, base: ExploreConfig | None = None
 ) -> ExploreConfig | None:
     """The configuration the options describe: the --scenario file (or
-    `base`, or the defaults) with each given option replacing its field.
+    `base`, or the defaults), then --preset's fields (explore.patterns,
+    as the panel's preset list sets them), then each given option
+    replacing its field.
     None when no explore option was given. Raises MaskattnError naming the
     option (or the file and key) and the problem."""
     if not explore_requested(args):
@@ -189,6 +198,13 @@ def config_from_args(
     else:
         from maskattn_tui.explore.config import ExploreConfig
     config = load_scenario(scenario) if scenario else (base or ExploreConfig())
+    if hasattr(args, PRESET_DEST):
+        from maskattn_tui.explore.patterns import preset_changes
+
+        try:
+            config = config.replace(**preset_changes(getattr(args, PRESET_DEST).strip()))
+        except MaskattnError as e:
+            raise ContextError("explore_in_option", e, option="--preset") from None
     given = given_options(args, OPTION_FIELDS)
     try:
         return config.replace(**given)
