@@ -13,8 +13,10 @@ arithmetic where rows are one run of keys, re-reading the others).
 Polarity first: an additive mask is always 0 = visible; a bool or 0/1 mask
 is read both ways and the polarity whose best reading is simpler wins, True
 = attend (SDPA's and HF's convention) on a tie, said as an assumption
-(`polarity_assumed`). Then every family's reading is scored (doctor.readings)
-and the simplest exact one chosen; equally simple ones are `alternatives`."""
+(`polarity_assumed`). Then every family's reading is scored (doctor.readings):
+the least description plus differing cells wins, unless an exact reading
+costs at most EXACT_SLACK more (then it does, the other is named); equally
+simple ones are `alternatives`."""
 
 from __future__ import annotations
 
@@ -193,8 +195,10 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     assumed = len(tried) == 2 and all(found[p] for p in tried) and found["attend"][0].score == found["blocked"][0].score
     best, *others = found[chosen]
     reading, stats = both[chosen]
-    if not best.exact:  # a correct mask of a less simple family: name it, so no error rests on one reading
-        others += best_readings(reading, stats, best.score + EXACT_SLACK, exact_only=True)[:1]
+    if not best.exact:  # an exact reading a little less simple wins: a correct mask is never called broken
+        exact = best_readings(reading, stats, best.score + EXACT_SLACK, exact_only=True)[:1]
+        if exact:
+            best, others = exact[0], [best, *others]
     inverted_fit = None
     if rep.reading == "additive" and polarity is None and not best.exact:  # -inf where 0 belongs?
         flipped = best_readings(*both["blocked"], best.score - 1)

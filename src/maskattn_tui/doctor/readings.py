@@ -11,8 +11,8 @@ score over from the other polarity), so a mask that one cheap rule reads
 exactly costs a handful of comparisons.
 
 When no reading is exact, an exact one a little less simple (EXACT_SLACK
-more) is still named: a correct mask of a rarer family (a two-token block)
-must not be told it is broken."""
+more) is chosen instead (doctor.diagnosis): a correct mask of a rarer family
+(documents with a window, a two-token block) must not be told it is broken."""
 
 from __future__ import annotations
 
