@@ -85,8 +85,9 @@ def test_experiments_run_from_the_command_line():
     assert w["exposed"] == [[0, 1], [1, 2]]
     step = step_of("--past", "4", "--new", "2", "--experiment", "chunk-history")
     h = step["experiments"]["chunk-history"]
-    # top-left: q4 reads k0 only (hides cached k1-k3), q5 reads k0-k1 (hides k2-k3)
-    assert h["history_hidden"] == [3, 2]
+    # the chunk masked as if alone: q4 and q5 each lose the 4 cached keys k0-k3
+    assert h["history_hidden"] == [4, 4]
+    assert {k for _, k in h["hidden"]} == {0, 1, 2, 3}
 
 
 @pytest.mark.parametrize("argv, option, words", [

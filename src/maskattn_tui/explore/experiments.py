@@ -137,6 +137,18 @@ class LeakProbeResult:
         return tuple(r for r in self.guarded_rows if self.broken_change[r] > TOLERANCE)
 
     @property
+    def expected_rows(self) -> tuple[int, ...]:
+        """Rows whose correct table reads a probed key: their outputs are
+        meant to move (no sign of a leak) - under the broken mask only
+        where it ends where the correct one does (not in changed_rows)."""
+        return tuple(r for r in range(len(self.correct.query_positions)) if r not in self.guarded_rows)
+
+    def change_expected(self, mask: str, row: int) -> bool:
+        """Is a change of this row's output under `mask` ("correct" /
+        "broken") what the probe means to cause, not an alarm?"""
+        return row in self.expected_rows and (mask == "correct" or row not in self.changed_rows)
+
+    @property
     def changed_rows(self) -> tuple[int, ...]:
         """Rows whose broken-mask output differs from the correct one."""
         return tuple(r for r, d in enumerate(self.broken_vs_correct) if d > TOLERANCE)
@@ -373,7 +385,7 @@ def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> di
     for f in fields(result):
         data[f.name] = _plain(getattr(result, f.name))
     extra = {
-        LeakProbeResult: ("correct_unchanged", "leak_rows", "changed_rows", "empty_leak_rows"),
+        LeakProbeResult: ("correct_unchanged", "leak_rows", "changed_rows", "empty_leak_rows", "expected_rows"),
         OffsetBugResult: ("differing_cells",),
     }.get(type(result), ())
     for prop in extra:

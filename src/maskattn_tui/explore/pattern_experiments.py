@@ -6,8 +6,9 @@ each a pure function of an ExploreConfig (like explore.experiments):
   passed where Hugging Face's count is expected: the extra key per row.
 * `positions_only`    - packed documents with restarted position ids but
   no block-diagonal mask: the cross-document cells that leak.
-* `chunk_history`     - a chunked prefill whose mask is built top-left over
-  [chunk, cached + chunk]: the new chunk loses the prompt's history.
+* `chunk_history`     - a chunked prefill whose chunk is masked as if alone
+  (the cached keys get 0 in its attention mask): the new chunk loses the
+  prompt's history. (Top-left alignment is the offset bug's mistake.)
 
 They never refuse a configuration: without a window (or documents) they
 show the mistake on an assumed one and say so (`assumed`)."""
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from maskattn_tui.engine.attention import AttentionResult
-from maskattn_tui.engine.visibility import VisibilityTable, row_number_table
+from maskattn_tui.engine.visibility import VisibilityTable, build_table
 
 from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.explore.experiments import _deltas  # one definition of "changed"
@@ -114,10 +115,12 @@ class ChunkHistoryResult(TableMistake):
 
 def chunk_history(config: ExploreConfig) -> ChunkHistoryResult:
     correct = config.table()
-    # tril over [chunk, cached + chunk] counts rows from the top-left: query j at j, not past + j.
-    wrong = row_number_table(correct)
+    # The chunk's mask built for the chunk alone: the cached keys are masked
+    # out like padding, every other rule kept.
+    alone = [pad or k < config.past for k, pad in zip(correct.key_positions, correct.key_is_pad)]
+    wrong = build_table(correct.query_positions, correct.key_positions, alone, correct.causal, correct.pattern)
     found = _mistake(config, correct, wrong)
-    history = tuple(sum(1 for r, k in found["hidden"] if r == row and k < config.past) for row in range(config.new))
+    history = tuple(sum(1 for r, k in found["hidden"] if r == row) for row in range(config.new))
     return ChunkHistoryResult(**found, past=config.past, history_hidden=history)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from maskattn_tui.i18n import t
 
 from maskattn_tui.explore.experiments import CausalOffResult, ExperimentResult, LeakProbeResult, OffsetBugResult
+from maskattn_tui.explore.pattern_experiments import ChunkHistoryResult, TableMistake
 
 
 def _keys(positions: Sequence[int], lang: str) -> str:
@@ -43,4 +44,8 @@ def nothing_to_show(result: ExperimentResult, lang: str = "en") -> str | None:
         if len(result.causal.query_positions) == 1:
             return t(f"{prefix}.causal_one_query", lang)
         return t(f"{prefix}.causal_future_pad", lang)
+    if isinstance(result, ChunkHistoryResult) and result.past == 0:
+        return t(f"{prefix}.history_first_chunk", lang)
+    if isinstance(result, TableMistake) and not result.exposed and not result.hidden:
+        return t(f"{prefix}.same_table", lang)
     return None

@@ -89,9 +89,12 @@ def output_text(row: Sequence[float] | None, lang: str, palette: Palette) -> str
     return ", ".join(fmt(x, 4, palette) for x in row)
 
 
-def change_text(delta: float, lang: str, palette: Palette) -> tuple[str, Style | None]:
+def change_text(delta: float, lang: str, palette: Palette, expected: bool = False) -> tuple[str, Style | None]:
+    """`expected`: the row reads the changed values, so a change is no alarm (no "!")."""
     if delta == 0:  # experiments.row_delta gives 0 within TOLERANCE (rounding)
         return palette.t("render.x.unchanged", lang), None
+    if expected:
+        return palette.t("render.x.changed_expected", lang, delta=fmt(delta, 4, palette)), None
     if delta == float("inf"):
         return palette.t("render.x.changed_any", lang), palette.style("warning")
     return palette.t("render.x.changed", lang, delta=fmt(delta, 4, palette)), palette.style("warning")

@@ -70,7 +70,8 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
         ):
             rows.append([label if which == "correct" else "", palette.t(f"render.x.leak.{which}", lang),
                          (output_text(before.outputs[r], lang, palette), number),
-                         (output_text(after.outputs[r], lang, palette), number), change_text(delta, lang, palette)])
+                         (output_text(after.outputs[r], lang, palette), number),
+                         change_text(delta, lang, palette, expected=res.change_expected(which, r))])
     outputs = columns_block(headers, rows, palette, title=palette.t("render.x.outputs", lang), right=(2, 3),
                             groups=groups)
     verdict: list[RenderableType] = []
