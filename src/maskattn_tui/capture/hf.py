@@ -16,13 +16,12 @@ from maskattn_tui.capture import tables
 
 
 def _transformers():
-    """transformers, only if the user's program imported it (or can):
-    capture never makes a torch-only script import it."""
-    if "transformers" not in sys.modules:
-        try:
-            import transformers  # noqa: F401
-        except ImportError:
-            return None
+    """transformers, only once the user's program has imported it: capture
+    never makes a torch-only script import it (install() is tried again at
+    every outermost module forward, so a script that imports transformers
+    after capture started is seen from its first forward on)."""
+    if "transformers.modeling_utils" not in sys.modules or "transformers.masking_utils" not in sys.modules:
+        return None
     try:
         from transformers import masking_utils, modeling_utils
     except ImportError:
@@ -36,10 +35,15 @@ class HfHooks:
         self._undo: list = []
         self._wrapped: dict = {}
 
+    installed = False
+
     def install(self) -> None:
+        if self.installed:
+            return
         found = _transformers()
         if found is None:
             return
+        self.installed = True
         modeling_utils, masking_utils = found
         cls = modeling_utils.AttentionInterface
         original = cls.get_interface
@@ -65,6 +69,7 @@ class HfHooks:
         for undo in reversed(self._undo):
             undo()
         self._undo = []
+        self.installed = False
 
     def _attention(self, fn, implementation: str):
         key = (fn, implementation)

@@ -42,33 +42,23 @@ class CaptureMode(TorchFunctionMode):
         super().__init__()
         self.recorder = recorder
         self.flex = _flex_op()
-        #: flex calls seen while dynamo traced flex_attention's eager wrapper:
-        #: dynamo replays the append each call; recorded at the next eager call
-        self.pending: list = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is self.flex and func is not None:
-            if torch.compiler.is_compiling():
-                self.pending.append((args[0], args[1], args[4]))
-                return func(*args, **kwargs)
-        elif torch.compiler.is_compiling():
+        # While dynamo traces (flex_attention compiles its own wrapper even in
+        # eager mode), pass through: the traced graph calls the op again when
+        # it runs, and that call is seen here like any eager one.
+        if torch.compiler.is_compiling():
             return func(*args, **kwargs)
-        if self.pending:
-            self.flush_pending()
         out = func(*args, **kwargs)
         if func is _SDPA:
             self.recorder.record("sdpa", self._sdpa, _bound(_SDPA_NAMES, args, kwargs))
         elif func is _MHA:
             self.recorder.record("mha", self._mha, _bound(_MHA_NAMES, args, kwargs))
         elif func is self.flex and func is not None:
-            self.recorder.record("flex", self._flex, (args[0], args[1], args[4]))
+            buffers = args[8] if len(args) > 8 else kwargs.get("mask_mod_other_buffers", ())
+            self.recorder.record("flex", self._flex, (args[0], args[1], args[4], tuple(buffers or ())))
         return out
-
-    def flush_pending(self) -> None:
-        pending, self.pending = self.pending, []
-        for entry in pending:
-            self.recorder.record("flex", self._flex, entry)
 
     def _sdpa(self, a: dict, store) -> dict:
         q, k = a["query"], a["key"]
@@ -96,10 +86,10 @@ class CaptureMode(TorchFunctionMode):
                 "training": bool(a.get("training", True)), "mask": masks.pop("merged"), **masks}
 
     def _flex(self, entry: tuple, store) -> dict:
-        q, k, parts = entry
+        q, k, parts, buffers = entry
         rows, keys = q.shape[-2], k.shape[-2]
         batch, heads = q.shape[0], q.shape[1]
-        block = tables.flex_block_mask(store, parts, batch, heads, rows, keys)
+        block = tables.flex_block_mask(store, parts, buffers, batch, heads, rows, keys)
         mask = {key: block.pop(key) for key in ("from", "polarity", "batch", "heads", "hashes") if key in block}
         return {"q_len": rows, "k_len": keys, "batch": batch, "heads": heads, "dtype": _dtype(q),
                 "block_mask": block, "mask": mask or None}

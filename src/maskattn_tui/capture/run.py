@@ -53,6 +53,7 @@ def run(folder: str, argv: list[str], lang: str) -> int:
         raise MaskattnError("capture_no_torch") from None
     from maskattn_tui.capture.session import Capture
 
+    environ = dict(os.environ)
     _children_capture(folder)
     saved = sys.argv, list(sys.path)
     sys.argv = script_argv
@@ -84,6 +85,8 @@ def run(folder: str, argv: list[str], lang: str) -> int:
         _print_error(exc)
     finally:
         sys.argv, sys.path[:] = saved
+        os.environ.clear()
+        os.environ.update(environ)
     calls = [c for c in cap.calls if c.get("kind") in ("sdpa", "hf", "mha", "flex")]
     masks = (cap.document or {}).get("masks", {})
     sys.stderr.write(t("capture.wrote", lang, calls=len(calls), masks=len(masks), folder=folder) + "\n")

@@ -26,7 +26,8 @@ from maskattn_tui.capture.hf import HfHooks
 from maskattn_tui.capture.mode import CaptureMode
 from maskattn_tui.capture.recorder import Recorder
 
-#: The capture running in this process (one at a time), for threads and forks.
+#: The captures running in this process (nested ones each record every
+#: call: their modes stack), for threads and forks.
 _ACTIVE: list = []
 _FORK_HOOKED = False
 
@@ -49,8 +50,6 @@ class Capture:
         self._recorder: Recorder | None = None
 
     def __enter__(self) -> "Capture":
-        if _ACTIVE:
-            raise RuntimeError("maskattn_tui.capture is already on in this process")
         import torch
 
         os.makedirs(self.dir, exist_ok=True)
@@ -62,6 +61,7 @@ class Capture:
         self._mode = CaptureMode(self._recorder)
         self._hf = HfHooks(self._recorder)
         self._recorder.sites.install()
+        self._recorder.sites.on_root = self._hf.install
         self._hf.install()
         self._mode.__enter__()
         self._wrap_threads()
@@ -84,11 +84,11 @@ class Capture:
         import torch
 
         _ACTIVE.remove(self)
-        threading.Thread.run = self._thread_run
+        if threading.Thread.run is self._captured_run:  # else a capture nested in this one is still on
+            threading.Thread.run = self._thread_run
         try:
             self._mode.__exit__(None, None, None)
         finally:
-            self._mode.flush_pending()
             self._hf.remove()
             self._recorder.sites.remove()
             self._recorder.close()
@@ -103,13 +103,10 @@ class Capture:
         def captured_run(thread):
             if mode_of not in _ACTIVE:
                 return run(thread)
-            with CaptureMode(mode_of._recorder) as mode:
-                try:
-                    return run(thread)
-                finally:
-                    mode.flush_pending()
+            with CaptureMode(mode_of._recorder):
+                return run(thread)
 
-        threading.Thread.run = captured_run
+        threading.Thread.run = self._captured_run = captured_run
 
     def _header(self, torch) -> dict:
         transformers = sys.modules.get("transformers")

@@ -27,7 +27,7 @@ def _kind(code) -> tuple[str, bool, bool]:
     if kind is None:
         path = code.co_filename
         real = os.path.realpath(path) if path and not path.startswith("<") else path
-        ours = real.startswith(_TORCH) or real.startswith(_HERE) or path.startswith("<frozen")
+        ours = real.startswith(_TORCH) or real.startswith(_HERE) or path.startswith(("<frozen", "<eval_with_key>"))
         library = ours or real.startswith(_LIBRARIES) or path.startswith("<")
         shown = path
         for root in _LIBRARIES:
@@ -69,6 +69,8 @@ class Sites:
         self._generate = None  # the frame of the generate() call being followed
         self._step = -1
         self._handles: list = []
+        #: called at every outermost forward (capture installs transformers' hooks then, if it can)
+        self.on_root = None
 
     def install(self) -> None:
         from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
@@ -109,6 +111,8 @@ class Sites:
         """A forward with no module around it: a new forward (and, inside
         generate(), its next step). Its submodules' paths are named once."""
         self.forward += 1
+        if self.on_root is not None:
+            self.on_root()
         ref = self._roots.get(id(module))
         if ref is None or ref() is not module:
             for name, sub in module.named_modules():

@@ -76,7 +76,8 @@ def mha_masks(store: MaskStore, attn_mask, key_padding_mask, batch: int, heads: 
     return out
 
 
-def flex_block_mask(store: MaskStore, parts: tuple, batch: int, heads: int, rows: int, keys: int) -> dict:
+def flex_block_mask(store: MaskStore, parts: tuple, buffers: tuple, batch: int, heads: int, rows: int,
+                    keys: int) -> dict:
     """BlockMask.as_tuple() of a flex_attention call: its sizes, the cell
     table of its mask_mod over this call's cells (what eager flex applies),
     and the cells where its block lists say otherwise (what compiled flex,
@@ -95,8 +96,11 @@ def flex_block_mask(store: MaskStore, parts: tuple, batch: int, heads: int, rows
         return out
     from torch.nn.attention.flex_attention import create_mask
 
+    def evaluate(b, h, q_idx, kv_idx):
+        return mask_mod(b, h, q_idx, kv_idx, *buffers)
+
     try:
-        cells = create_mask(mask_mod, batch, heads, rows, keys, device=kv_num.device).cpu()
+        cells = create_mask(evaluate, batch, heads, rows, keys, device=kv_num.device).cpu()
     except Exception as exc:  # a mask_mod that cannot run outside its own context
         out["table_error"] = f"{type(exc).__name__}: {exc}"[:200]
         return out

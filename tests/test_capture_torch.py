@@ -1,0 +1,213 @@
+"""Capture of plain PyTorch attention: nn.TransformerDecoder (attn_mask +
+key_padding_mask), FlexAttention on CPU with a document mask_mod and a
+BlockMask whose block lists were made for another block size, the
+decode-step is_causal=True bug, threads, a forked child, an exception
+inside capture, and the distinct-mask store."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+from maskattn_tui.capture.findings import cross_call, primary  # noqa: E402
+from maskattn_tui.capture.manifest import load, mask_path  # noqa: E402
+from maskattn_tui.cli import main  # noqa: E402
+
+
+def capture(folder):
+    from maskattn_tui import capture as start
+
+    return start(folder)
+
+
+def table(folder, call, b=0, h=0):
+    mask = call["mask"]
+    return np.load(mask_path(folder, mask["hashes"][min(b, mask["batch"] - 1)][min(h, mask["heads"] - 1)]))
+
+
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask")  # float causal + bool padding
+def test_transformer_decoder_masks_and_their_merge(tmp_path):
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    decoder = torch.nn.TransformerDecoder(layer, num_layers=2).eval()
+    tgt, memory = torch.randn(2, 4, 8), torch.randn(2, 5, 8)
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(4)
+    padding = torch.tensor([[False, False, False, True], [False, False, False, False]])
+    run = lambda: decoder(tgt, memory, tgt_mask=causal, tgt_key_padding_mask=padding)  # noqa: E731
+    with torch.no_grad():
+        plain = run()
+        with capture(tmp_path) as cap:
+            captured = run()
+    assert torch.equal(plain, captured)
+    calls = [c for c in cap.calls if c["kind"] == "mha"]
+    # each layer: self-attention (causal + padding) then cross-attention (no mask)
+    assert [c["site"] for c in calls] == ["layers.0.self_attn", "layers.0.multihead_attn",
+                                          "layers.1.self_attn", "layers.1.multihead_attn"]
+    self_attn = calls[0]
+    assert self_attn["attn_mask"]["shape"] == [4, 4] and self_attn["key_padding_mask"]["shape"] == [2, 4]
+    for b in range(2):
+        seen = table(tmp_path, self_attn, b) == 0
+        q, k = np.arange(4)[:, None], np.arange(4)[None, :]
+        assert np.array_equal(seen, (k <= q) & ~padding[b].numpy()[None, :])
+    assert (calls[1]["q_len"], calls[1]["k_len"]) == (4, 5)
+    assert np.all(table(tmp_path, calls[1]) == 0)
+    # the merged table is what the softmax saw: weights > 0 exactly where it is 0
+    mha = decoder.layers[0].self_attn
+    with torch.no_grad():
+        _, weights = mha(tgt, tgt, tgt, attn_mask=causal, key_padding_mask=padding, need_weights=True,
+                         average_attn_weights=False)
+    for b in range(2):
+        assert np.array_equal(weights[b, 0].numpy() > 0, table(tmp_path, self_attn, b) == 0)
+
+
+def _document_mod(documents):
+    def mask_mod(b, h, q_idx, kv_idx):
+        return (documents[q_idx] == documents[kv_idx]) & (q_idx >= kv_idx)
+    return mask_mod
+
+
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
+def test_flex_attention_document_mask(tmp_path, capsys):
+    from torch.nn.attention.flex_attention import create_block_mask, create_mask, flex_attention
+
+    torch.manual_seed(0)
+    documents = torch.tensor([0, 0, 0, 1, 1, 1, 1, 1])
+    mod = _document_mod(documents)
+    block = create_block_mask(mod, None, None, 8, 8, device="cpu")
+    q = torch.randn(1, 2, 8, 4)
+    plain = flex_attention(q, q, q, block_mask=block)
+    with capture(tmp_path) as cap:
+        captured = flex_attention(q, q, q, block_mask=block)
+        captured2 = flex_attention(q, q, q, block_mask=block)
+    assert torch.equal(plain, captured) and torch.equal(plain, captured2)
+    flex = [c for c in cap.calls if c["kind"] == "flex"]
+    assert len(flex) == 2
+    assert flex[0]["block_mask"]["seq_lengths"] == [8, 8] and flex[0]["block_mask"]["block_size"] == [128, 128]
+    want = create_mask(mod, 1, 1, 8, 8, device="cpu")[0, 0].numpy()
+    assert np.array_equal(table(tmp_path, flex[0]), want)
+    assert flex[0]["block_mask"]["lists_lost"] == 0 and flex[0]["block_mask"]["lists_gained"] == 0
+    capsys.readouterr()
+    assert main(["doctor", str(tmp_path), "--json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert [m["diagnosis"]["documents"] for m in doc["masks"]] == [[3, 5]]
+    assert not [f for f in doc["findings"] if f["code"].startswith("blockmask")]
+
+
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
+def test_flex_block_lists_made_for_another_block_size(tmp_path):
+    """from_kv_blocks without BLOCK_SIZE: lists made for 4x4 blocks read as
+    128x128 ones. Eager flex follows the mask_mod (the capture's table);
+    the lists call the first 128-block full, so compiled flex would let
+    every query see every key."""
+    from torch.nn.attention.flex_attention import BlockMask, create_block_mask, create_mask, flex_attention
+
+    documents = torch.tensor([0] * 4 + [1] * 4)
+
+    def same_document(b, h, q_idx, kv_idx):
+        return documents[q_idx] == documents[kv_idx]
+
+    small = create_block_mask(same_document, None, None, 8, 8, device="cpu", BLOCK_SIZE=4)
+    wrong = BlockMask.from_kv_blocks(small.kv_num_blocks, small.kv_indices, small.full_kv_num_blocks,
+                                     small.full_kv_indices, mask_mod=same_document, seq_lengths=(8, 8))
+    q = torch.randn(1, 1, 8, 4)
+    with capture(tmp_path) as cap:
+        flex_attention(q, q, q, block_mask=wrong)
+    call = next(c for c in cap.calls if c["kind"] == "flex")
+    assert call["block_mask"]["block_size"] == [128, 128]
+    want = create_mask(same_document, 1, 1, 8, 8, device="cpu")[0, 0].numpy()
+    assert np.array_equal(table(tmp_path, call), want)
+    # the 32 cells between documents are hidden by the mask_mod, inside a "full" block of the lists
+    assert (call["block_mask"]["lists_lost"], call["block_mask"]["lists_gained"]) == (0, int((~want).sum())) == (0, 32)
+    found = cross_call(load(str(tmp_path))["calls"], {})
+    assert [f["code"] for f in found] == ["blockmask-lists"]
+
+
+def test_decode_step_is_causal_bug_script(tmp_path, capsys):
+    script = tmp_path / "decode.py"
+    script.write_text(
+        "import sys\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "assert __name__ == '__main__' and sys.argv[1:] == ['--steps', '2'], sys.argv\n"
+        "torch.manual_seed(0)\n"
+        "q, k = torch.randn(1, 2, 4, 8), torch.randn(1, 2, 4, 8)\n"
+        "F.scaled_dot_product_attention(q, k, k, is_causal=True)  # prefill: Q = K, fine\n"
+        "for step in range(2):\n"
+        "    k = torch.cat([k, torch.randn(1, 2, 1, 8)], dim=2)\n"
+        "    F.scaled_dot_product_attention(q[:, :, -1:], k, k, is_causal=True)  # the bug\n"
+        "sys.exit(3)\n")
+    out = tmp_path / "cap"
+    assert main(["capture", "-o", str(out), "--", "python", str(script), "--steps", "2"]) == 3
+    capsys.readouterr()
+    assert main(["doctor", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "is_causal=True with 1 query over 5 keys" in text and "#1-2" in text
+    assert main(["doctor", str(out), "--strict"]) == 1
+    document = load(str(out))
+    assert document["exit_status"] == 3 and document["command"][1] == str(script)
+    assert [(c["q_len"], c["k_len"]) for c in document["calls"]] == [(4, 4), (1, 5), (1, 6)]
+    decode = np.load(mask_path(str(out), document["calls"][1]["mask"]["hashes"][0][0]))
+    assert decode.tolist() == [[True, False, False, False, False]]  # torch's top-left is_causal
+
+
+def test_capture_without_torch_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "from maskattn_tui.cli import main\n"
+            f"sys.exit(main(['capture', '-o', {str(tmp_path / 'c')!r}, '--', 'python', {__file__!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == "maskattn-tui: error: capture needs torch: pip install 'maskattn-tui[torch]'\n"
+
+
+def test_an_exception_inside_capture_passes_on_and_is_in_the_manifest(tmp_path):
+    q = torch.randn(1, 1, 3, 4)
+    with pytest.raises(ZeroDivisionError):
+        with capture(tmp_path):
+            F.scaled_dot_product_attention(q, q, q)
+            1 / 0
+    document = load(str(tmp_path))
+    assert document["complete"] and document["exception"].startswith("ZeroDivisionError")
+    assert [c["mask"]["from"] for c in document["calls"]] == ["none"]
+    # capture is off again
+    with capture(tmp_path / "again") as cap:
+        pass
+    assert cap.calls == []
+
+
+def test_threads_and_a_forked_child(tmp_path):
+    torch.set_num_threads(1)  # a forked child of a multi-threaded parent can hang in SDPA
+    q = torch.randn(1, 1, 2, 4)
+    with capture(tmp_path) as cap:
+        thread = threading.Thread(target=F.scaled_dot_product_attention, args=(q, q, q), name="worker")
+        thread.start()
+        thread.join()
+        pid = os.fork()
+        if pid == 0:
+            F.scaled_dot_product_attention(q, q, q, is_causal=True)
+            os._exit(0)
+        assert os.waitpid(pid, 0)[1] == 0
+    calls = cap.calls
+    assert [(c["thread"], c["pid"] == pid) for c in calls] == [("worker", False), ("MainThread", True)]
+    assert calls[1]["mask"]["from"] == "is_causal"
+
+
+def test_one_mask_for_many_layers_is_stored_once(tmp_path):
+    mask = torch.ones(6, 6, dtype=torch.bool).tril().expand(3, 4, 6, 6)  # expanded: one slice
+    q = torch.randn(3, 4, 6, 8)
+    with capture(tmp_path) as cap:
+        for _ in range(8):
+            F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+    assert len(cap.calls) == 8
+    assert {c["mask"]["batch"] for c in cap.calls} == {1} and {c["mask"]["heads"] for c in cap.calls} == {1}
+    assert len(os.listdir(tmp_path / "masks")) == 1
+    assert len(cap.summary().splitlines()) == 1 and "8 calls #0-7" in cap.summary()
+    assert primary(cap.calls) == cap.calls
