@@ -15,13 +15,15 @@ numbers, strings; -inf is the string "-inf"):
     meaning      what True / 1 / the flag means, in `lang`
     value        the mask as that API wants it (or the flag's value)
     companion    optional second argument needed with it, same keys as above
-    table        the visibility the API ends up using (True = may read)
+    table        the visibility the API computes from these arguments
+                 (True = may read); for flex, what running the source gives
     matches      does `table` equal ours?
     differs      [[row, key], ...] cells where it does not
     empty_rows   rows of `table` with no visible key
     empty_row    what the API returns for such a row: a list of
                  {"path", "policy", "evidence", "text"}; policy is an
-                 engine policy (nan / zeros / uniform) or "bias"
+                 engine policy (nan / zeros / uniform), "bias", or
+                 "scores" (HF eager float16 for large scores: + "example")
     note         one sentence on the pitfall, in `lang`
     arguments    the pattern's own arguments as this API spells them, e.g.
                  {"sliding_window": 3} (hf), {"window_size": [2, 0]} (flash)
