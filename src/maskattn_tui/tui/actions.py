@@ -79,7 +79,9 @@ class PlayerActions:
         from maskattn_tui.tui.help import HelpScreen
 
         palette_key = self.COMMAND_PALETTE_BINDING.replace("ctrl+", "^")
-        self.push_screen(HelpScreen(self.model.lang, palette_key, ascii=self.glyphs is ASCII))
+        # Mask mode is its own screen (its state says so); else the model's mode.
+        mode = getattr(getattr(self.screen, "state", None), "mode", None) or self.model.mode
+        self.push_screen(HelpScreen(self.model.lang, palette_key, ascii=self.glyphs is ASCII, mode=mode))
 
     def action_scroll_grid(self, dx: int, dy: int) -> None:
         self.query_one("#grid").scroll_relative(x=dx or None, y=dy or None, animate=False)

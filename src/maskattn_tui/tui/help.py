@@ -23,14 +23,32 @@ def key_text(display: str, keys: str, ascii: bool) -> str:
     return keys.split(",")[0] if ascii and not display.isascii() else display
 
 
-def keys_table(lang: str, palette_key: str, ascii: bool = False) -> Table:
+def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | None = None) -> Table:
+    """Every key of the command table. With `mode` (the mode help was
+    opened in): that mode's keys first, under a heading, Tab among them in
+    explore mode; then the other modes' keys, each marked with its mode (so
+    a key with a meaning per mode, such as `a`, is never read for the other)."""
     tr = Palette(glyphs=ASCII if ascii else UNICODE).tr
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column(ratio=1)
+
+    def row(command) -> None:
+        only = "" if len(command.modes) > 1 else " " + t(f"tui.help.only_{next(iter(command.modes))}", lang)
+        table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang) + only))
+
+    here = [c for c in COMMANDS if mode is not None and mode in c.modes]
+    if here:
+        table.add_row(Text(t("tui.help.here", lang, mode=t(f"tui.help.mode_{mode}", lang)), style="bold"), "")
+        for command in here:
+            table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang)))
+        if mode == "explore":
+            table.add_row("tab / shift+tab", t("tui.help.tab", lang))
+        table.add_row("", "")
+        table.add_row(Text(t("tui.help.elsewhere", lang), style="bold"), "")
     for command in COMMANDS:
-        modes = "" if len(command.modes) > 1 else " " + t(f"tui.help.only_{next(iter(command.modes))}", lang)
-        table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang) + modes))
+        if command not in here:
+            row(command)
     table.add_row(t("tui.help.mouse", lang), t("tui.help.mouse_desc", lang))
     table.add_row(palette_key, t("tui.key.palette", lang))
     return table
@@ -66,9 +84,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q", "close", show=False),
     ]
 
-    def __init__(self, lang: str, palette_key: str, ascii: bool = False) -> None:
+    def __init__(self, lang: str, palette_key: str, ascii: bool = False, mode: str | None = None) -> None:
         super().__init__()
         self.lang = lang
+        #: The mode help was opened in (its keys are listed first).
+        self.mode = mode
         self.palette_key = palette_key
         self.ascii = ascii
 
@@ -88,7 +108,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Paragraph(Text(tr(t("tui.help.intro", lang)))))
             yield Static(Paragraph(Text(tr(t("tui.help.scrolling", lang)))))
             yield Static("")
-            yield Static(keys_table(lang, self.palette_key, self.ascii), id="keys-table")
+            yield Static(keys_table(lang, self.palette_key, self.ascii, self.mode), id="keys-table")
             yield Static("")
             yield Static(Paragraph(Text(tr(t("tui.help.machine", lang)))))
             yield Static("")

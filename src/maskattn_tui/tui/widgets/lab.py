@@ -11,6 +11,7 @@ from rich.cells import cell_len
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
+from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
 
@@ -25,24 +26,26 @@ WIDEST = 1000
 
 def reading_lines(renderable: RenderableType, console: Console, width: int) -> list[Line]:
     """`renderable`'s lines for a pane `width` cells wide: a Group's parts
-    one under the other, wrapped text at `width`, anything else (tables,
-    matrices side by side, code) at least as wide as it needs whole."""
+    one under the other; prose (text, blocks built for the width they are
+    given, matrices whose titles wrap) at `width`; a table or code at least
+    as wide as it is whole (wider than the pane, it scrolls sideways)."""
     if isinstance(renderable, Group):
         return [line for part in renderable.renderables for line in reading_lines(part, console, width)]
+    whole = console.options.update_width(WIDEST)
     if isinstance(renderable, Text):
+        at = width
         if renderable.no_wrap:  # code: its lines as written
-            longest = max((cell_len(line) for line in renderable.plain.split("\n")), default=0)
-            at = max(width, longest)
-        else:
-            at = width
+            at = max(width, max((cell_len(line) for line in renderable.plain.split("\n")), default=0))
+    elif isinstance(renderable, Block):
+        at = max(width, renderable.width)
     elif isinstance(renderable, Columns):
-        # Side by side where they fit, else one under the other: never
-        # narrower than its widest part.
-        parts = [Measurement.get(console, console.options.update_width(WIDEST), r).maximum
-                 for r in renderable.renderables]
-        at = max([width, *parts])
+        # Side by side where they fit, else one under the other, each part
+        # at most as wide as the pane unless it cannot be narrower.
+        at = max([width, *(Measurement.get(console, whole, r).minimum for r in renderable.renderables)])
+    elif isinstance(renderable, Table):
+        at = max(width, Measurement.get(console, whole, renderable).maximum)
     else:
-        at = max(width, Measurement.get(console, console.options.update_width(WIDEST), renderable).maximum)
+        at = width
     at = min(at, WIDEST)
     options = console.options.update(width=at, min_width=at, max_width=at, height=None, no_wrap=False)
     return [list(line) for line in console.render_lines(renderable, options, pad=False, new_lines=False)]
