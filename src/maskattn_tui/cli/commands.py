@@ -102,12 +102,23 @@ def _PipeConsole(**kwargs):
     return PipeConsole(**kwargs)
 
 
+def _by_blocks(args) -> bool:
+    """Beyond the explorer's 32 + 32: `print` and `json` show blocks (scale)."""
+    from maskattn_tui.scale.explore_route import wants_scale
+
+    return wants_scale(args)
+
+
 def cmd_print(args, lang: str) -> int:
     from maskattn_tui.render.palette import default_palette
     from maskattn_tui.render.printout import print_steps
 
     from maskattn_tui.cli.output import PrintFile, can_encode
 
+    if _by_blocks(args):
+        from maskattn_tui.scale.explore_print import run
+
+        return run(args, lang, as_json=False)
     shown = _views(args, lang)
     no_color = args.no_color or "NO_COLOR" in os.environ
     ascii = ascii_wanted(args.ascii) or not can_encode(sys.stdout, "✓▏")
@@ -135,6 +146,10 @@ def cmd_print(args, lang: str) -> int:
 def cmd_json(args, lang: str) -> int:
     from maskattn_tui.cli.jsonout import document, dumps
 
+    if _by_blocks(args):
+        from maskattn_tui.scale.explore_print import run
+
+        return run(args, lang, as_json=True)
     shown = _views(args, lang)
     doc = document(shown.views, lang)
     for view, step in zip(shown.views, doc["steps"]):

@@ -226,11 +226,19 @@ def _print_arguments(p_print: Parser) -> None:
     p_print.add_argument("--no-color", action="store_true", help=_h("cli.help.no_color"))
     _add_ascii(p_print)
     _add_explore(p_print)
+    _add_row(p_print)
 
 
 def _json_arguments(p_json: Parser) -> None:
     _add_common(p_json, "cli.help.json_step")
     _add_explore(p_json)
+    _add_row(p_json)
+
+
+def _add_row(p: argparse.ArgumentParser) -> None:
+    """--row R: the selected query row of a configuration shown by blocks (scale.explore_print)."""
+    p.add_argument("--row", dest="scale_row", type=_int_in(0, 1 << 20, "cli.bad_index"), metavar="R",
+                   help=_h("scale.help.row"))
 
 
 def _check_arguments(p_check: Parser) -> None:

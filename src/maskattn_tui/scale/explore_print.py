@@ -1,0 +1,129 @@
+"""`maskattn-tui print|json --new 131072 --window 4096 [--row R]`: a big
+explore configuration shown by blocks (scale.explore_big) - the block
+overview, FlexAttention's counts and the selected row's numbers."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from maskattn_tui.i18n import t
+from maskattn_tui.scale.blocks import EMPTY, FULL, cdiv
+from maskattn_tui.scale.explore_big import BigConfig, big_config, overview, row_numbers
+
+SCHEMA = "maskattn-explore-scale/1"
+#: Lines of the overview picture at most.
+PICTURE_ROWS = 32
+
+
+def rules_text(config: BigConfig, lang: str) -> str:
+    o, rule = config.options, config.rule
+    parts = [t("doctor.rule.causal" if o.causal else "doctor.rule.bidirectional", lang)]
+    for name, value in (("window", o.window), ("chunk", o.chunk), ("prefix", o.prefix)):
+        if value is not None:
+            parts.append(t(f"doctor.rule.{name}", lang, w=value, c=value, p=value))
+    if o.documents is not None:
+        parts.append(t("doctor.rule.documents", lang, lengths=",".join(map(str, o.documents))))
+    if o.tree is not None:
+        parts.append(t("doctor.rule.tree", lang, parents=",".join(map(str, o.tree[:20]))))
+    if o.pad:
+        first, last = (0, o.pad - 1) if o.pad_side == "left" else (rule.keys - o.pad, rule.keys - 1)
+        parts.append(t("doctor.rule.pad", lang, first=first, last=last, side=t(f"doctor.side.{o.pad_side}", lang)))
+    return t("doctor.report.join", lang).join(parts)
+
+
+def overview_lines(kind: np.ndarray, width: int, ascii: bool) -> tuple[list[str], int, int]:
+    """The overview picture: each two-character cell a section of blocks,
+    full glyph when every block in it is full, blank when none has a
+    visible cell, light glyph otherwise (meaning by glyph, not colour)."""
+    n_rows, n_cols = kind.shape
+    step_r = max(1, cdiv(n_rows, PICTURE_ROWS))
+    step_c = max(1, cdiv(n_cols, max(1, (width - 2) // 2)))
+    step = max(step_r, step_c)  # square sections
+    full_g, some_g = ("#", "+") if ascii else ("█", "░")
+    r_at, c_at = np.arange(0, n_rows, step), np.arange(0, n_cols, step)
+    full = np.add.reduceat(np.add.reduceat((kind == FULL).astype(np.int64), r_at, axis=0), c_at, axis=1)
+    empty = np.add.reduceat(np.add.reduceat((kind == EMPTY).astype(np.int64), r_at, axis=0), c_at, axis=1)
+    size = np.minimum(step, n_rows - r_at)[:, None] * np.minimum(step, n_cols - c_at)[None, :]
+    lines = ["  " + "".join((full_g if f == s else " " if e == s else some_g) * 2 for f, e, s in zip(fr, er, sr))
+             for fr, er, sr in zip(full, empty, size)]
+    return lines, step, len(lines)
+
+
+def _runs_text(runs, limit: int = 6) -> str:
+    shown = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs[:limit])
+    return shown + (f", … (+{len(runs) - limit})" if len(runs) > limit else "")
+
+
+def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool) -> str:
+    runs, blocks = overview(config)
+    c = blocks.counts()
+    o = config.options
+    lines = [t("scale.x.title", lang, keys=config.keys, past=o.past, new=o.new, rules=rules_text(config, lang))]
+    picture, step, _ = overview_lines(blocks.kind, width, ascii)
+    lines.append(t("scale.x.blocks", lang, block=blocks.q_block, n_q=blocks.kind.shape[0], n_k=blocks.kind.shape[1],
+                   step=step, partial=c["partial"], full=c["full"], empty=c["empty"],
+                   sparsity=f"{blocks.sparsity():.2f}", visible=runs.visible(), cells=config.rows * config.keys))
+    lines.append(t("scale.x.legend", lang, full="#" if ascii else "█", some="+" if ascii else "░"))
+    lines += picture
+    n = row_numbers(config, runs, row)
+    lines.append(t("scale.x.row", lang, row=n.row, position=n.position, count=n.count, runs=len(n.runs),
+                   spans=_runs_text(n.runs) or "-"))
+    if n.query_is_pad:
+        lines.append(t("scale.x.pad_query", lang))
+    if n.count == 0:
+        lines.append(t("scale.x.empty_refused" if n.empty_policy is None else "scale.x.empty_policy", lang,
+                       policy=n.empty_policy or "", output="-" if n.output is None else f"{n.output:g}"))
+    else:
+        top = "; ".join(t("scale.x.weight", lang, k=k, weight=f"{w:.4g}", score=f"{s:.4g}", value=f"{v:g}")
+                        for k, w, s, v in n.top)
+        lines.append(t("scale.x.top", lang, count=len(n.top), weights=top))
+        lines.append(t("scale.x.output", lang, total=f"{n.weight_sum:.6g}", output=f"{n.output:.6g}"))
+    return "\n".join(lines)
+
+
+def document(config: BigConfig, row: int) -> dict:
+    from maskattn_tui.scale.report import blocks_json
+
+    runs, blocks = overview(config)
+    n = row_numbers(config, runs, row)
+    return {
+        "schema": SCHEMA,
+        "config": {**config.options.as_dict(), "temperature": config.temperature,
+                   "empty_row_policy": config.empty_row_policy, "seed": config.seed},
+        "queries": config.rows, "keys": config.keys, "visible": runs.visible(),
+        "blocks": blocks_json(blocks),
+        "row": {"row": n.row, "position": n.position, "query_is_pad": n.query_is_pad, "count": n.count,
+                "runs": [list(r) for r in n.runs],
+                "top": [{"key": k, "weight": w, "score": s, "value": v} for k, w, s, v in n.top],
+                "weight_sum": n.weight_sum, "output": n.output, "empty_row_policy": n.empty_policy,
+                "refused": n.count == 0 and n.empty_policy is None},
+    }
+
+
+def run(args, lang: str, as_json: bool) -> int:
+    from maskattn_tui.cli.explore_options import (EXPERIMENT_DEST, LENS_DEST, OPTION_FIELDS, PRESET_DEST,
+                                                  SCENARIO_DEST, blame_option, given_options)
+    from maskattn_tui.errors import MaskattnError
+
+    for dest, option in ((SCENARIO_DEST, "--scenario"), (PRESET_DEST, "--preset"), (LENS_DEST, "--lens"),
+                         (EXPERIMENT_DEST, "--experiment")):
+        if hasattr(args, dest):
+            raise MaskattnError("scale_explore_field", option=option)
+    given = given_options(args, OPTION_FIELDS)
+    try:
+        config = big_config(given)
+    except MaskattnError as e:
+        raise blame_option(e, given) from None
+    row = getattr(args, "scale_row", None)
+    row = config.rows - 1 if row is None else row
+    if as_json:
+        from maskattn_tui.doctor.report import dumps
+
+        sys.stdout.write(dumps(document(config, row)) + "\n")
+    else:
+        width = getattr(args, "width", None) or 100
+        ascii = bool(getattr(args, "ascii", False))
+        sys.stdout.write(text(config, row, lang, width, ascii) + "\n")
+    return 0
