@@ -11,6 +11,8 @@ inside); causal documents (three, lengths in the ratio 40000:50000:41072).
 (b) and (c) run the same mask_mod file, written as users write them (the
 documents one indexes a torch tensor of document ids). Every run's
 kv_num_blocks and full_kv_num_blocks are compared with the others'.
+Times are wall clock and the process's CPU time (all threads): on shared
+cores the wall clock of a run depends on the neighbours, the CPU time less.
 
 Eager create_block_mask builds the whole Q x K table (about 11 bytes a
 cell at its peak): it is run only where that fits in MemAvailable.
@@ -71,21 +73,22 @@ from maskattn_tui.scale.intervals import rule_runs
 lengths = [N * r // sum(RATIO) for r in RATIO[:-1]]
 extra = {"causal": {}, "window": {"window": WINDOW}, "chunk": {"chunk": CHUNK},
          "documents": {"documents": tuple(lengths + [N - sum(lengths)])}}[RULE]
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 bm = from_runs(rule_runs(Rule(rows=N, keys=N, offset=0, **extra)), BLOCK, BLOCK)
-seconds = time.perf_counter() - t0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 partial, full = bm.kv_num_blocks.tolist(), bm.full_kv_num_blocks.tolist()
 ''',
     "doctor": '''
 import torch
-from maskattn_tui.scale.mask_mod import evaluator, load
+from maskattn_tui.scale.mask_mod import evaluator, load, one_thread
 from maskattn_tui.scale.reading import ModReading, diagnose_mod
 from maskattn_tui.scale.tiles import scan
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 ev = evaluator(load(MODS + ":" + RULE), RULE, N, N)
-result = scan(ev.tile, N, N, BLOCK, BLOCK)
-diag = diagnose_mod(ModReading(ev, N, N), result.stats)
-seconds = time.perf_counter() - t0
+with one_thread(ev.engine):  # as doctor_run
+    result = scan(ev.tile, N, N, BLOCK, BLOCK)
+    diag = diagnose_mod(ModReading(ev, N, N), result.stats)
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 partial, full = result.blocks.kv_num_blocks.tolist(), result.blocks.full_kv_num_blocks.tolist()
 extra_out = {"engine": ev.engine, "reading": diag.fit.family if diag.fit else None}
 ''',
@@ -94,9 +97,9 @@ import torch
 from torch.nn.attention.flex_attention import create_block_mask
 from maskattn_tui.scale.mask_mod import load
 fn = load(MODS + ":" + RULE)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 bm = create_block_mask(fn, 1, 1, N, N, device="cpu", BLOCK_SIZE=BLOCK)
-seconds = time.perf_counter() - t0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 partial, full = bm.kv_num_blocks[0, 0].tolist(), bm.full_kv_num_blocks[0, 0].tolist()
 ''',
 }
@@ -110,7 +113,7 @@ extra_out = {{}}
 '''
 EPILOGUE = '''
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"seconds": seconds, "rss": rss, "partial": partial, "full": full, **extra_out}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rss": rss, "partial": partial, "full": full, **extra_out}))
 '''
 
 
@@ -182,7 +185,7 @@ def _cell(r: dict | None) -> str:
     if "error" in r:
         return f"error: {r['error']}"
     extra = f", {r['engine']}" if "engine" in r else ""
-    return f"{r['seconds']:.2f} s, {mib(r['rss'])}{extra}"
+    return f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s), {mib(r['rss'])}{extra}"
 
 
 def _line(row: dict) -> str:
@@ -191,7 +194,8 @@ def _line(row: dict) -> str:
     equal = all((r["partial"], r["full"]) == (runs[0]["partial"], runs[0]["full"]) for r in runs)
     ratio_t = ratio_m = "-"
     if b and c and "seconds" in b and "seconds" in c:
-        ratio_t, ratio_m = f"{b['seconds'] / c['seconds']:.2f}", f"{b['rss'] / c['rss']:.2f}"
+        ratio_t = f"{b['seconds'] / c['seconds']:.2f} (CPU {b['cpu'] / c['cpu']:.2f})"
+        ratio_m = f"{b['rss'] / c['rss']:.2f}"
     return (f"| {row['n']} | {row['rule']} | {_cell(a)} | {_cell(b)} | {_cell(c)} | {ratio_t} | {ratio_m} | "
             f"{'yes' if equal else 'NO'} ({len(runs)} runs) |")
 

@@ -16,7 +16,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.scale import report
 from maskattn_tui.scale.blocks import from_runs
 from maskattn_tui.scale.intervals import rule_runs
-from maskattn_tui.scale.mask_mod import evaluator, load, split_spec
+from maskattn_tui.scale.mask_mod import evaluator, load, one_thread, split_spec
 from maskattn_tui.scale.reading import ModReading, diagnose_mod, expect_mod
 from maskattn_tui.scale.tiles import TILE_CELLS, scan
 
@@ -66,18 +66,19 @@ def run(args, lang: str) -> int:
     fn = load(spec)
     name = split_spec(spec)[1]
     ev = evaluator(fn, name, q_len, kv_len, b, h)
-    result = scan(ev.tile, q_len, kv_len, qb, kb)
-    reading = ModReading(ev, q_len, kv_len)
-    diag = diagnose_mod(reading, result.stats)
-    expect = None
-    if options is not None:
-        rule = options.rule()
-        comp = expect_mod(reading, result.stats, rule)
-        shown = [bool(ev.tile(r, r + 1, k, k + 1)[0, 0]) for r, k in comp.cells]
-        extra = [list(c) for c, s in zip(comp.cells, shown) if s]
-        missing = [list(c) for c, s in zip(comp.cells, shown) if not s]
-        expect = (options, comp, extra, missing, from_runs(rule_runs(rule), qb, kb))
-    reused = _reuse(args, ev, result, (q_len, kv_len, qb))
+    with one_thread(ev.engine):
+        result = scan(ev.tile, q_len, kv_len, qb, kb)
+        reading = ModReading(ev, q_len, kv_len)
+        diag = diagnose_mod(reading, result.stats)
+        expect = None
+        if options is not None:
+            rule = options.rule()
+            comp = expect_mod(reading, result.stats, rule)
+            shown = [bool(ev.tile(r, r + 1, k, k + 1)[0, 0]) for r, k in comp.cells]
+            extra = [list(c) for c, s in zip(comp.cells, shown) if s]
+            missing = [list(c) for c, s in zip(comp.cells, shown) if not s]
+            expect = (options, comp, extra, missing, from_runs(rule_runs(rule), qb, kb))
+        reused = _reuse(args, ev, result, (q_len, kv_len, qb))
     seconds = time.perf_counter() - started
     cells = q_len * kv_len
     if args.json:
