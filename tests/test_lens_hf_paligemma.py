@@ -103,3 +103,24 @@ def test_the_named_remedies_reproduce_the_table(model):
         assert lens(config.table(), "hf")["limits"], config
         ours = [list(r) for r in config.table().allowed]
         assert _remedy_masks(model, config) == [ours, ours], config
+
+
+def test_packed_documents_through_create_causal_mask():
+    # the hf lens's document rule (position_ids, attention_mask=None, no cache) against HF's packed detection
+    from transformers import LlamaConfig
+
+    config = LlamaConfig(vocab_size=8, hidden_size=8, intermediate_size=8, num_hidden_layers=1,
+                         num_attention_heads=1, num_key_value_heads=1)
+    config._attn_implementation = "sdpa"
+    rng = random.Random(3)
+    for _ in range(10):
+        n = rng.randint(2, 9)
+        cuts = sorted(rng.sample(range(1, n), rng.randint(1, n - 1)))
+        documents = tuple(b - a for a, b in zip([0, *cuts], [*cuts, n]))
+        explore = ExploreConfig(past=0, new=n, documents=documents)
+        entry = lens(explore.table(), "hf")
+        assert entry["arguments"]["attention_mask"] is None
+        mask = create_causal_mask(config=config, inputs_embeds=torch.zeros(1, n, 8), attention_mask=None, cache=None,
+                                  position_ids=torch.tensor([entry["arguments"]["position_ids"]]),
+                                  allow_is_causal_skip=False)
+        assert mask[0, 0].tolist() == entry["table"] == [list(r) for r in explore.table().allowed], documents
