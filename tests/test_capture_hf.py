@@ -218,3 +218,23 @@ def test_a_killed_run_leaves_a_readable_capture(tmp_path):
     assert document["complete"] is False
     assert [c["kind"] for c in document["calls"]] == ["sdpa"]
     assert primary(document["calls"])[0]["mask"]["from"] == "is_causal"
+
+
+def test_expect_over_every_call_of_a_capture(tmp_path, capsys):
+    from maskattn_tui import capture
+
+    model = llama("sdpa")
+    with torch.no_grad(), capture(tmp_path):
+        generate(model)
+    # batch row 1 has no PAD: plain bottom-right causal in prefill and in each decode step
+    code, doc = doctor_json(capsys, tmp_path, "--expect", "--batch", "1", "--site", "model.layers.*")
+    assert code == 0 and len(doc["results"]) == 6 and all(r["match"] for r in doc["results"])
+    # row 0 with its 2 left PAD (the prompt's PAD query rows see nothing, as --pad expects)
+    code, doc = doctor_json(capsys, tmp_path, "--expect", "--batch", "0", "--pad", "2")
+    assert code == 0 and [r["call"] for r in doc["results"]] == [1, 3, 6, 8, 11, 13]
+    # row 0 read as if it had no PAD: its two PAD keys differ in every decode row
+    code, doc = doctor_json(capsys, tmp_path, "--expect", "--batch", "0", "--call", "6")
+    assert code == 1 and doc["results"][0]["differs_count"] == 2
+    capsys.readouterr()
+    assert main(["doctor", str(tmp_path), "--expect", "--site", "nothing.*"]) == 2
+    assert "--site nothing.*" in capsys.readouterr().err

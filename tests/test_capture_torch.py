@@ -211,3 +211,74 @@ def test_one_mask_for_many_layers_is_stored_once(tmp_path):
     assert len(os.listdir(tmp_path / "masks")) == 1
     assert len(cap.summary().splitlines()) == 1 and "8 calls #0-7" in cap.summary()
     assert primary(cap.calls) == cap.calls
+
+
+class _Layer(torch.nn.Module):
+    def __init__(self, mask):
+        super().__init__()
+        self.mask = mask
+
+    def forward(self, x):
+        return F.scaled_dot_product_attention(x, x, x, attn_mask=self.mask)
+
+
+def test_layers_of_one_forward_given_different_masks(tmp_path):
+    causal = torch.ones(4, 4, dtype=torch.bool).tril()
+    leaky = causal.clone()
+    leaky[0, 3] = True  # one layer's copy went wrong
+    model = torch.nn.Sequential(_Layer(causal), _Layer(leaky), _Layer(causal))
+    x = torch.randn(1, 1, 4, 8)
+    with capture(tmp_path) as cap:
+        model(x)
+        model[0](x)  # a second forward, alone: nothing to compare with
+    calls = cap.calls
+    # a layer called on its own is the root of its forward (named by its class)
+    assert [(c["site"], c["forward"]) for c in calls] == [("0", 0), ("1", 0), ("2", 0), ("_Layer", 1)]
+    found = cross_call(calls, {})
+    assert [(f["code"], f["calls"], f["params"]["masks"]) for f in found] == [("layers-differ", [0, 1, 2], 2)]
+    same = torch.nn.Sequential(_Layer(causal), _Layer(causal.clone()))
+    with capture(tmp_path / "same") as cap:
+        same(x)
+    assert cross_call(cap.calls, {}) == []
+
+
+def test_a_minimum_that_overflowed_to_minus_infinity(tmp_path):
+    low = torch.finfo(torch.float32).min
+    causal = torch.zeros(4, 4).masked_fill(~torch.ones(4, 4, dtype=torch.bool).tril(), low)
+    padding = torch.tensor([0.0, 0.0, 0.0, low])  # the last key is PAD
+    summed = causal + padding  # low + low = -inf in float32
+    assert torch.isneginf(summed).any()
+    x = torch.randn(1, 1, 4, 8)
+    with capture(tmp_path) as cap:
+        F.scaled_dot_product_attention(x, x, x, attn_mask=causal)
+        F.scaled_dot_product_attention(x, x, x, attn_mask=summed)
+    found = cross_call(cap.calls, {})
+    assert [(f["code"], f["calls"]) for f in found] == [("min-overflow", [1])]
+
+
+def test_a_python_child_captures_into_the_same_folder(tmp_path):
+    torch.set_num_threads(1)
+    child = tmp_path / "child.py"
+    child.write_text("import torch, torch.nn.functional as F\n"
+                     "q = torch.randn(1, 1, 2, 4)\n"
+                     "F.scaled_dot_product_attention(q, q, q, is_causal=True)\n")
+    parent = tmp_path / "parent.py"
+    parent.write_text("import subprocess, sys, torch, torch.nn.functional as F\n"
+                      "q = torch.randn(1, 1, 3, 4)\n"
+                      "F.scaled_dot_product_attention(q, q, q)\n"
+                      f"subprocess.run([sys.executable, {str(child)!r}], check=True)\n")
+    out = tmp_path / "cap"
+    assert main(["capture", "-o", str(out), "--", "python", str(parent)]) == 0
+    calls = load(str(out))["calls"]
+    assert [(c["q_len"], c["mask"]["from"]) for c in calls] == [(3, "none"), (2, "is_causal")]
+    assert calls[0]["pid"] != calls[1]["pid"]
+    assert "MASKATTN_CAPTURE_DIR" not in os.environ  # put back after the run
+
+
+def test_importing_capture_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, maskattn_tui.capture, maskattn_tui\nmaskattn_tui.capture\nprint('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout == "False\n"
