@@ -74,3 +74,9 @@ def test_the_app_starts_on_the_preset():
     args = build_parser().parse_args(["--preset", "draft-tree"])
     config = config_from_args(args)
     assert (config.past, config.new, config.tree) == (3, 5, (-1, 0, 0, 1, 2))
+
+
+def test_a_preset_with_step_is_refused(capsys):
+    # an explore configuration is one step of its own, as with --past
+    code, out, err = run(capsys, "print", "--step", "2", "--preset", "chunked")
+    assert code == 2 and out == "" and "--preset" in err and "--step" in err

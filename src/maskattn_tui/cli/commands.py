@@ -119,7 +119,8 @@ def cmd_print(args, lang: str) -> int:
         from maskattn_tui.scale.explore_print import run
 
         return run(args, lang, as_json=False)
-    shown = _views(args, lang)
+    mask = _mask_doc(args, lang)  # --mask FILE read (and --block etc. refused without it)
+    shown = None if mask is not None else _views(args, lang)
     no_color = args.no_color or "NO_COLOR" in os.environ
     ascii = ascii_wanted(args.ascii) or not can_encode(sys.stdout, "✓▏")
     out = PrintFile(sys.stdout, ascii=ascii)
@@ -128,6 +129,12 @@ def cmd_print(args, lang: str) -> int:
     if args.width is None and not console.is_terminal:
         console.width = 100
     palette = default_palette(ascii=ascii, color=not no_color)
+    if shown is None:  # --mask: mask mode's screen as text
+        from maskattn_tui.cli.mask_print import print_mask
+
+        print_mask(console, mask, lang, palette, args.mask_block)
+        out.flush()
+        return 0
     notice = None
     if shown.default_config:
         notice = t("render.x.experiments.default_config", lang, past=shown.config.past, new=shown.config.new)

@@ -225,6 +225,7 @@ def _print_arguments(p_print: Parser) -> None:
     p_print.add_argument("--width", type=_int_in(40, 1000, "cli.bad_width"), help=_h("cli.help.width"))
     p_print.add_argument("--no-color", action="store_true", help=_h("cli.help.no_color"))
     _add_ascii(p_print)
+    _add_mask(p_print)
     _add_explore(p_print)
     _add_row(p_print)
 
@@ -306,13 +307,15 @@ def _lang_of(args) -> str:
 def refuse_contradictions(args) -> None:
     """One step (--step), all steps (--all) and an explore configuration
     (one step of its own) exclude each other: refused, naming both."""
-    from maskattn_tui.cli.explore_options import EXPERIMENT_DEST, OPTIONS, SCENARIO_DEST
+    from maskattn_tui.cli.explore_options import EXPERIMENT_DEST, OPTIONS, PRESET_DEST, SCENARIO_DEST
 
     lang = _lang_of(args)
     explore = [option for option, dest, _ in OPTIONS.values() if hasattr(args, dest)]
-    explore += [option for option, dest in (("--scenario", SCENARIO_DEST), ("--experiment", EXPERIMENT_DEST))
-                if hasattr(args, dest)]
+    explore += [option for option, dest in (("--scenario", SCENARIO_DEST), ("--preset", PRESET_DEST),
+                                            ("--experiment", EXPERIMENT_DEST)) if hasattr(args, dest)]
     chosen = [option for option, given in (("--step", args.step), ("--all", getattr(args, "all", False))) if given]
+    if getattr(args, "mask", None) is not None and (chosen or explore):  # print --mask shows the file alone
+        raise UsageError(t("cli.mask_alone", lang, option=(chosen or explore)[0]))
     if len(chosen) == 2:
         raise UsageError(t("cli.step_and_all", lang))
     if chosen and explore:

@@ -12,13 +12,10 @@ from __future__ import annotations
 from textual.geometry import Size
 
 from maskattn_tui.doctor.mask_open import MaskDoc
-from maskattn_tui.doctor.mask_source import BlockSource, CellSource, Window
-from maskattn_tui.doctor.mask_tables import REASONS
-from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections, user_title
-from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import MaskState
-from maskattn_tui.render.grid_lines import Block, TextBlock
-from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
+from maskattn_tui.render.grid_lines import Block
+from maskattn_tui.render.mask_figure import explanation, keys_shown, row_bars, table_sources, twin_tables
+from maskattn_tui.render.mask_lines import Twin
 from maskattn_tui.tui.widgets.base import LinesView
 
 class MaskView(LinesView):
@@ -63,12 +60,7 @@ class MaskGridView(MaskView):
         and block counts are what a move reads)."""
         key = (state.size, state.window)
         if key not in self._sources:
-            tables = self.doc.tables
-            if state.cells:
-                window = Window(*state.window) if state.window is not None else None
-                pair = (CellSource(tables, "user", window), CellSource(tables, "rule", window))
-            else:
-                pair = (BlockSource(tables, "user", state.size), BlockSource(tables, "rule", state.size))
+            pair = table_sources(self.doc, state)
             if len(self._sources) > 8:
                 self._sources.clear()
             self._sources[key] = pair
@@ -89,14 +81,7 @@ class MaskGridView(MaskView):
         return twin
 
     def _twin(self, state: MaskState) -> Twin:
-        palette, lang = self.palette(), state.lang
-        user, rule = self.sources(state)
-        probe = MaskTableBlock(user, palette, lang, state.row, 1)
-        cw = cell_width(user, palette, lang, (self.width() - GAP) // 2, probe.frozen)
-        titles = (palette.tr(user_title(self.doc.tables, lang)), palette.tr(rule_title(self.doc.tables, lang)))
-        left, right = (MaskTableBlock(src, palette, lang, state.row, cw, title=title, col=state.col)
-                       for src, title in zip((user, rule), titles))
-        return Twin(left, right, self.width())
+        return twin_tables(self.doc, state, self.sources(state), self.palette(), self.width())
 
     def frame_size(self, state: MaskState) -> Size:
         assert isinstance(self.figure, Twin)
@@ -139,29 +124,11 @@ class MaskBarsView(MaskView):
         return (state.place, state.size, state.window, state.lang, self.width(), self.size.height)
 
     def keys_shown(self, state: MaskState, room: int) -> list[int]:
-        """Keys around the selected one (cells); on blocks, the row's
-        largest weights (a block's own keys are mostly hidden ones)."""
-        if not state.cells:
-            return self.doc.weights(state.place[0]).largest(room)
-        keys = self.doc.tables.keys
-        c0 = max(0, min(state.place[1] - room // 2, keys - room))
-        return list(range(c0, min(keys, c0 + room)))
+        return keys_shown(self.doc, state, room)
 
     def build(self, state: MaskState) -> Block:
-        palette, lang, tables = self.palette(), state.lang, self.doc.tables
-        row = state.place[0]
-        weights = self.doc.weights(row)
         room = max(1, self.scrollable_content_region.height - 3)
-        shown = self.keys_shown(state, room)
-        caption = bars_caption(weights, shown, lang, largest=not state.cells)
-        if weights.empty or not shown:
-            return bar_lines(caption, [], 1.0, palette, lang, self.width())
-        caption.append(t("doctor_tui.bars.scale", lang))
-        c0, c1 = min(shown), max(shown) + 1
-        reasons = tables.reasons("user", row, row + 1, c0, c1)[0]  # one row's run of keys
-        keys = [(k, REASONS[int(reasons[k - c0])], float(weights.weights[k])) for k in shown]
-        scale = float(weights.weights.max())
-        return bar_lines(caption, keys, scale, palette, lang, self.width())
+        return row_bars(self.doc, state, self.palette(), self.width(), room)
 
     def row_moved(self, old: MaskState, new: MaskState) -> None:
         self.refresh()
@@ -175,9 +142,7 @@ class MaskExplainView(MaskView):
         return (state, self.width())
 
     def build(self, state: MaskState) -> Block:
-        palette = self.palette()
-        found = sections(self.doc.tables, self.doc.info, state, state.lang, palette.cell_glyph)
-        return TextBlock(section_lines(found, palette, self.width()))
+        return explanation(self.doc, state, self.palette(), self.width())
 
     def row_moved(self, old: MaskState, new: MaskState) -> None:
         self.refresh()
