@@ -16,6 +16,7 @@ from maskattn_tui.explore.session import ExploreSession
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MaskattnApp
 from maskattn_tui.tui.scenario_dialogs import ConfirmDialog, PathDialog
+from helpers import send_key
 
 
 def recorded(app: MaskattnApp) -> list[str]:
@@ -254,13 +255,13 @@ async def test_a_dialog_answers_once(tmp_path):
         await pilot.press("s")
         await pilot.pause()
         app.screen.query_one("#path", Input).value = str(tmp_path / "once.toml")
-        _send_key(app, "enter")
-        _send_key(app, "enter")
+        send_key(app, "enter")
+        send_key(app, "enter")
         await pilot.pause()
         assert len(app.screen_stack) == 1 and app.is_running
         await save_to(pilot, str(tmp_path / "once.toml"))
-        _send_key(app, "y")
-        _send_key(app, "n")
+        send_key(app, "y")
+        send_key(app, "n")
         await pilot.pause()
         assert len(app.screen_stack) == 1 and app.is_running
     assert load_scenario(tmp_path / "once.toml") == ExploreConfig()
@@ -363,16 +364,6 @@ def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
     assert made[-1].explore.active and made[-1].explore.config == ExploreConfig(past=1, new=1)
 
 
-def _send_key(app, key: str) -> None:
-    """Queue a key as the driver would (much faster than pilot.press)."""
-    from textual import events
-
-    char = key if len(key) == 1 else {"space": " "}.get(key)
-    event = events.Key(key, char)
-    event.set_sender(app)
-    app._driver.send_message(event)
-
-
 def assert_consistent(app: MaskattnApp) -> None:
     session, state, views = app.explore, app.state, app.views
     assert isinstance(session.config, ExploreConfig)  # always a validated one
@@ -398,15 +389,16 @@ async def test_random_explore_keys_and_resizes_never_break(tmp_path, monkeypatch
     rng = random.Random(11)
     keys = [k for c in COMMANDS if c.action != "quit" for k in c.keys.split(",")]
     keys += ["tab", "shift+tab", "enter", "escape", "escape", "backspace", *"0123456789.-V[]=xy"]
+    keys += ["e"] * 3  # one key in twenty toggles explore mode: a short run spends time in both modes
     app = make_app(dwell=0.25)
     sessions: list[ExploreSession] = []
     async with app.run_test(size=(100, 30)) as pilot:
         # (no session until explore mode is first asked for)
         app.watch(app, "model", lambda m: m.session is not None and sessions.append(m.session), init=False)
-        for _ in range(40):  # 40 bursts of 15 keys, a resize before each
+        for _ in range(20):  # 20 bursts of 15 keys, a resize before each
             await pilot.resize_terminal(rng.randint(40, 200), rng.randint(12, 60))
             for _ in range(15):
-                _send_key(app, rng.choice(keys))
+                send_key(app, rng.choice(keys))
             await pilot.pause()
             assert_consistent(app)
         while len(app.screen_stack) > 1:
@@ -446,7 +438,7 @@ async def test_a_dialog_opened_while_quitting_does_not_crash(second):
     # Found in tmux: "q" then "s" (or "o") before the app has gone.
     app = make_app(explore=ExploreConfig())
     async with app.run_test(size=(80, 24)) as pilot:
-        _send_key(app, "q")
-        _send_key(app, second)
+        send_key(app, "q")
+        send_key(app, second)
         await pilot.pause(0.3)
     assert app.return_code in (None, 0)

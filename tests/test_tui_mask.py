@@ -18,11 +18,8 @@ from maskattn_tui.tui import make_app
 from maskattn_tui.tui.help import HelpScreen, keys_table
 from maskattn_tui.tui.mask_screen import MaskScreen
 from maskattn_tui.tui.screen import FigureScreen
+from helpers import causal, send_key, text_of
 from test_tui_explore import open_file, recorded  # the same user steps: o, a path, Enter
-
-
-def causal(rows, keys):
-    return np.tril(np.ones((rows, keys), dtype=bool), keys - rows)
 
 
 @pytest.fixture
@@ -37,11 +34,6 @@ def leak(tmp_path):
 def on_screen(view) -> str:
     """What the view shows now, line by line (scrolled as it is)."""
     return "\n".join(view.render_line(y).text for y in range(view.size.height))
-
-
-def text_of(view) -> str:
-    figure = view.figure
-    return "\n".join("".join(s.text for s in figure.full(y)) for y in range(figure.height))
 
 
 async def test_mask_flag_shows_both_tables_and_the_leak(leak):
@@ -83,8 +75,11 @@ async def test_a_row_move_repaints_two_lines_of_the_grid(tmp_path):
 
 
 async def test_blocks_sizes_drill_down_and_back(tmp_path):
+    # The leak 40 rows and 40 keys into its block (auto picks 512 at 100x30):
+    # out of view after the drill-down, in view after 40 downs and 40 rights.
+    leak_row, leak_key = 40, 2600
     mask = causal(4096, 4096)
-    mask[100, 3000] = True
+    mask[leak_row, leak_key] = True
     path = tmp_path / "big.npy"
     np.save(path, mask)
     app = make_app(mask=open_mask(str(path)))
@@ -99,23 +94,28 @@ async def test_blocks_sizes_drill_down_and_back(tmp_path):
         assert screen.state.size == auto // 2 and not screen.state.auto
         await pilot.press("a")
         assert screen.state.size == auto and screen.state.auto
-        for _ in range(3000 // auto):
-            await pilot.press("right")
+        await pilot.press("right")
+        assert screen.state.col == 1
+        for _ in range(leak_key // auto - 1):  # the rest queued at once, as a held key sends them
+            send_key(app, "right")
+        await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         state = screen.state
-        assert state.window == (0, auto, (3000 // auto) * auto, (3000 // auto + 1) * auto)
+        assert state.window == (0, auto, (leak_key // auto) * auto, (leak_key // auto + 1) * auto)
         grid = screen.query_one("#mask-grid")
-        assert "!" not in on_screen(grid)  # the leaked cell (100, 3000) is in this block, not yet in view
-        c0 = state.window[2]
-        await pilot.press(*["down"] * 100, *["right"] * (3000 - c0))
+        assert "!" not in on_screen(grid)  # the leaked cell is in this block, not yet in view
+        r0, c0 = state.window[0], state.window[2]
+        assert leak_row - r0 >= 40 and leak_key - c0 >= 40  # far enough to need scrolling both ways
+        for key in ["down"] * (leak_row - r0) + ["right"] * (leak_key - c0):
+            send_key(app, key)
         await pilot.pause()
-        assert screen.state.place == (100, 3000)
+        assert screen.state.place == (leak_row, leak_key)
         shown = on_screen(grid)
-        assert shown.count("!") == 2 and "q100" in shown  # scrolled into view, in both tables
+        assert shown.count("!") == 2 and f"q{leak_row}" in shown  # scrolled into view, in both tables
         assert "a leak" in text_of(screen.query_one("#mask-explain"))
         await pilot.press("escape")
-        assert screen.state.window is None and screen.state.col == 3000 // auto
+        assert screen.state.window is None and screen.state.col == leak_key // auto
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, FigureScreen)
@@ -165,7 +165,7 @@ async def test_o_in_explore_mode_opens_a_mask_and_esc_comes_back(tmp_path):
         screen = app.screen
         assert isinstance(screen, MaskScreen)
         explain = text_of(screen.query_one("#mask-explain"))
-        assert "top-left alignment with 3 cached keys" in explain
+        assert "rows are counted from the top-left corner" in explain
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, FigureScreen) and app.explore.config == config
@@ -241,13 +241,14 @@ def test_cli_scores_of_another_shape_are_one_line(tmp_path, capsys):
     assert "s.npy" in err and "2x3" in err and "3x3" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 async def test_random_mask_keys_and_resizes_never_break(tmp_path):
     """Bursts of mask mode's keys with resizes between: the selection stays
-    inside the view, a drill-down inside the mask, the size one offered."""
+    inside the view, a drill-down inside the mask, the size one offered.
+    (MaskState's transitions on their own: tests/test_doctor_mask_view.py.)"""
     import random
 
     from maskattn_tui.model.commands import COMMANDS, MASK
-    from test_tui_explore import _send_key
 
     mask = causal(300, 1000)
     mask[7, 900] = True
@@ -260,10 +261,10 @@ async def test_random_mask_keys_and_resizes_never_break(tmp_path):
         await pilot.pause()
         screen = app.screen
         seen = set()
-        for _ in range(25):
+        for _ in range(12):
             await pilot.resize_terminal(rng.randint(60, 200), rng.randint(20, 60))
             for _ in range(12):
-                _send_key(app, rng.choice(keys))
+                send_key(app, rng.choice(keys))
             await pilot.pause()
             state = screen.state
             rows, cols = state.shape

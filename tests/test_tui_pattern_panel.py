@@ -60,9 +60,9 @@ async def test_long_digit_runs_do_not_freeze_the_box():
     app = make_app(explore=ExploreConfig())
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU: a loaded machine's waits do not count
         await type_into(pilot, "x-temperature", "1" * 24 + "x")
-        assert time.perf_counter() - start < 3.0
+        assert time.process_time() - start < 3.0
         assert app.explore.config.temperature == 1.0
         assert "must be a number" in problem_text(app)
 

@@ -1,0 +1,57 @@
+"""Helpers several test files share: running the command line as a user
+would, queueing keys the way the terminal driver does, reading a pane's
+whole figure, building a causal mask."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import unicodedata
+
+EXE = [sys.executable, "-m", "maskattn_tui"]
+
+#: Locale variables: a test that sets its own language drops these first
+#: (LC_ALL would win over a LANG it sets).
+LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LC_CTYPE")
+
+
+def run_cli(*argv: str, env: dict[str, str] | None = None, drop: tuple[str, ...] = (), **kwargs):
+    """`python -m maskattn_tui ARGV` in a subprocess: text output captured
+    (unless `kwargs` say otherwise), the environment this one's without the
+    names in `drop`, plus `env`."""
+    base = {k: v for k, v in os.environ.items() if k not in drop}
+    kwargs.setdefault("capture_output", True)
+    kwargs.setdefault("timeout", 120)
+    return subprocess.run([*EXE, *argv], text=True, env={**base, **(env or {})}, **kwargs)
+
+
+def send_key(app, key: str) -> None:
+    """Queue a key event as the driver would, without waiting for the app
+    (pilot.press idles ~40 ms a key, too slow for hundreds). The key is
+    named as Textual's pilot names it: "-" is "minus", "?" "question_mark"."""
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+def text_of(view) -> str:
+    """A pane's whole figure as text, every line (not only those in view)."""
+    figure = view.figure
+    return "\n".join("".join(s.text for s in figure.full(y)) for y in range(figure.height))
+
+
+def causal(rows: int, keys: int):
+    """The bottom-right causal mask (True = attend): the last query sees every key."""
+    import numpy as np  # only the mask tests need it
+
+    return np.tril(np.ones((rows, keys), dtype=bool), keys - rows)
