@@ -3,7 +3,9 @@ the present mode (model.commands), and in figure mode one entry per step.
 Each entry runs the command as its key would (availability checked again
 when it runs: a dialog may be on top by then). PgUp/PgDn typed before the
 list has drawn its lines are held until it has (Textual 8.2.8 raised
-KeyError: 0 in OptionList._move_page)."""
+KeyError: 0 in OptionList._move_page); a second Enter before the palette
+has gone does nothing (Textual's own palette dismissed itself twice and
+popped the screen under it: ScreenStackError)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,25 @@ class FigureCommands(Provider):
 
 
 class SafeCommandPalette(CommandPalette):
+    def dismiss(self, result=None):
+        # Once only, and only while it is the screen on top.
+        if self.__dict__.get("_gone") or self.app.screen is not self:
+            from textual.await_complete import AwaitComplete
+
+            async def nothing() -> None:
+                return None
+
+            return AwaitComplete(nothing())
+        self._gone = True
+        return super().dismiss(result)
+
+    def _select_or_command(self, event=None) -> None:
+        if self.__dict__.get("_gone"):
+            if event is not None:
+                event.stop()
+            return
+        super()._select_or_command(event)
+
     def _action_command_list(self, action: str) -> None:
         try:
             super()._action_command_list(action)
