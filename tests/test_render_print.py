@@ -78,3 +78,56 @@ def test_a_short_cache_run_is_labelled_past_not_c(capsys):
     out = printed(capsys, "--past", "2", "--new", "6", "--width", "40")
     assert re.search(r"^ +│past new$", out, re.M)
     assert not re.search(r"│c +new", out)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--past", "1", "--new", "5", "--pad", "1", "--chunk", "2"],  # issue 20's capture
+    ["--past", "0", "--new", "4", "--pad", "1", "--chunk", "2", "--empty-row", "zeros"],  # q0 is a PAD row
+])
+def test_the_header_lines_up_with_the_rows(capsys, argv):
+    out = printed(capsys, *argv, "--width", "100")
+    table = [line for line in out.splitlines() if "│" in line]
+    assert len(table) >= 6
+    assert len({line.index("│") for line in table}) == 1, table
+    # each key label sits over its column's glyphs
+    head = table[0]
+    for row in table[3:]:
+        for m in re.finditer(r"k\d", head):
+            assert row[m.start()] != " ", (head, row)
+
+
+def test_side_by_side_tables_keep_their_rows_level(capsys):
+    # chunk-history: only the right table has a PAD header line; each query's
+    # two rows must still share a line (they were one line apart)
+    out = printed(capsys, "--experiment", "chunk-history", "--width", "120")
+    marked = [line for line in out.splitlines() if "P!" in line]  # the right table's rows
+    assert len(marked) == 2
+    for q, line in zip(("q3", "q4"), marked):
+        assert re.match(rf"^ +{q} +│ ✓ .*  {q} +│ P! ", line), line
+
+
+TITLES = {  # each experiment's two table titles (strings in render_explore / render_patterns)
+    "leak-probe": ("render.x.leak.correct_table", "render.x.leak.broken.causal-off"),
+    "offset-bug": ("render.x.offset.correct_table", "render.x.offset.wrong_table"),
+    "causal-off": ("render.x.causal_off.on", "render.x.causal_off.off"),
+    "window-off-by-one": ("render.x.window.correct_table", "render.x.window.wrong_table"),
+    "positions-only": ("render.x.positions.correct_table", "render.x.positions.wrong_table"),
+    "chunk-history": ("render.x.history.correct_table", "render.x.history.wrong_table"),
+}
+
+
+@pytest.mark.parametrize("width", [60, 120])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_experiment_table_titles_are_whole(capsys, width, lang):
+    # issue 20 point 10: a right table's title was cut ("top-left tril over")
+    from maskattn_tui.i18n import t
+
+    out = printed(capsys, "--past", "3", "--new", "3", "--window", "2", "--experiment", ",".join(TITLES),
+                  "--width", str(width), "--lang", lang)
+    flat = "".join(out.split()) if lang == "zh" else " ".join(out.split())
+    for name, keys in TITLES.items():
+        for key in keys:
+            title = t(key, lang)
+            want = "".join(title.split()) if lang == "zh" else " ".join(title.split())
+            assert want in flat, (name, title)
+    assert all(len(line) <= width for line in out.splitlines())

@@ -53,8 +53,9 @@ def grid(table: VisibilityTable, title: str, lang: str, palette: Palette, shown:
 def pair(left: Block, right: Block) -> AtWidth:
     """Two blocks side by side where they fit, else one under the other."""
     def build(width: int) -> Block:
-        side = SideBySide(left, right)
-        return side if side.width <= width else Column([left, TextBlock([[]]), right])
+        if left.width + 2 + right.width <= width:  # SideBySide's gap
+            return SideBySide(left, right)
+        return Column([left, TextBlock([[]]), right])
 
     return AtWidth(build)
 

@@ -153,6 +153,8 @@ class TableBlock(Block):
     def _header_cols(self, kind: str, c0: int, c1: int, skip: int = 0) -> Line:
         src, p, cw = self.source, self.palette, self.cw
         out: Line = []
+        if kind == "blank":
+            return out
         if kind == "labels":
             # Compact: the position (no "k"), on every column it fits above.
             step = 1 if cw >= FULL_CELL_MIN else -(-src.max_col_label() // cw)
@@ -223,6 +225,14 @@ class TableBlock(Block):
             self.header += extra
             self.height += extra
 
+    def pad_header(self, n: int) -> None:
+        """Blank header lines up to `n` (a neighbour has PAD or group lines)."""
+        extra = n - len(self.kinds)
+        if extra > 0:
+            self.kinds = [*self.kinds, *(["blank"] * extra)]
+            self.header += extra
+            self.height += extra
+
 
 class SideBySide(Block):
     """Two small blocks next to each other (step 5's two tables)."""
@@ -230,10 +240,12 @@ class SideBySide(Block):
     def __init__(self, left: Block, right: Block, gap: int = 2) -> None:
         self.left, self.right, self.gap = left, right, gap
         if isinstance(left, TableBlock) and isinstance(right, TableBlock):
-            # The same number of title lines: the two tables' rows line up.
+            # The same number of title and header lines: the rows line up.
             n = max(len(left.titles), len(right.titles))
+            kinds = max(len(left.kinds), len(right.kinds))
             for table in (left, right):
                 table.pad_titles(n)
+                table.pad_header(kinds)
         self.height = max(left.height, right.height)
         self.width = left.width + gap + right.width
         self.frozen = left.frozen
