@@ -108,6 +108,9 @@ def test_engine_is_the_one_that_gives_torchs_cells(mods):
     assert evaluator(load(f"{mods}:causal"), "causal", 64, 64).engine == "numpy"
     assert evaluator(load(f"{mods}:documents"), "documents", 64, 64).engine == "torch"
     assert evaluator(load(f"{mods}:numpy_lies"), "numpy_lies", 64, 64).engine != "numpy"
+    # and_masks / or_masks need torch as a whole (b.new_ones), not their parts
+    assert evaluator(load(f"{mods}:gym_window"), "gym_window", 64, 64).engine == "numpy"
+    assert evaluator(load(f"{mods}:prefix_lm"), "prefix_lm", 64, 64).engine == "numpy"
 
 
 def _json(capsys, *argv) -> dict:

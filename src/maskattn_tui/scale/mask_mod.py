@@ -140,9 +140,44 @@ def one_thread(engine: str):
         torch.set_num_threads(before)
 
 
-def evaluator(fn: Callable, name: str, q_len: int, kv_len: int, b: int = 0, h: int = 0) -> Evaluator:
+def _parts(fn: Callable) -> tuple[str, tuple[Callable, ...]] | None:
+    """("and" | "or", the mask_mods) of torch's and_masks / or_masks, else None."""
+    kind = {"and_mask": "and", "or_mask": "or"}.get(getattr(fn, "__name__", ""))
+    if kind is None or getattr(fn, "__module__", "") != "torch.nn.attention.flex_attention":
+        return None
+    names = fn.__code__.co_freevars
+    if names != ("mask_mods",) or not fn.__closure__:
+        return None
+    mods = fn.__closure__[0].cell_contents
+    return (kind, tuple(mods)) if isinstance(mods, tuple) and all(callable(m) for m in mods) else None
+
+
+@dataclass
+class Combined:
+    """and_masks / or_masks evaluated part by part, each part on its own
+    fastest engine (and_masks itself needs torch: it starts from b.new_ones)."""
+
+    kind: str
+    parts: list
+    name: str
+
+    @property
+    def engine(self) -> str:
+        return "+".join(sorted({p.engine for p in self.parts}))
+
+    def tile(self, q0: int, q1: int, k0: int, k1: int) -> np.ndarray:
+        out = None
+        for part in self.parts:
+            cells = part.tile(q0, q1, k0, k1)
+            out = cells.copy() if out is None else (out & cells if self.kind == "and" else out | cells)
+        return out
+
+
+def evaluator(fn: Callable, name: str, q_len: int, kv_len: int, b: int = 0, h: int = 0) -> Evaluator | Combined:
     """The fastest engine that gives torch's own cells on probe tiles (the
-    first, the last and a middle one); vmap when neither shortcut does."""
+    first, the last, a middle one and two corners); vmap when no shortcut
+    does. and_masks / or_masks are evaluated part by part (Combined) when
+    that gives the same cells."""
     probes = []
     for q0, k0 in ((0, 0), (q_len // 2, kv_len // 2), (q_len - PROBE, kv_len - PROBE), (0, kv_len - PROBE),
                    (q_len - PROBE, 0)):
@@ -150,6 +185,11 @@ def evaluator(fn: Callable, name: str, q_len: int, kv_len: int, b: int = 0, h: i
         probes.append((q0, min(q_len, q0 + PROBE), k0, min(kv_len, k0 + PROBE)))
     ev = Evaluator(fn, name, b, h, "vmap")
     truth = [ev.tile(*p) for p in probes]  # errors here are the function's own: told in one line
+    parts = _parts(fn)
+    if parts is not None:
+        combined = Combined(parts[0], [evaluator(m, name, q_len, kv_len, b, h) for m in parts[1]], name)
+        if all(np.array_equal(combined.tile(*p), t) for p, t in zip(probes, truth)):
+            return combined
     for engine in ("numpy", "torch"):
         try:
             with warnings.catch_warnings():  # a trial's warnings (numpy into torch...) are not the user's
