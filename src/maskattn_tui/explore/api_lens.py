@@ -295,12 +295,23 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int,
         table, "hf", lang, api,
         api="transformers (attention_mask)", argument="attention_mask", dtype="int",
         shape=[1, cols], meaning=meaning, value=value, arguments=arguments,
-        limits=extra + _limits("hf", cannot, lang),
+        limits=_not_last_rows(table, lang) + extra + _limits("hf", cannot, lang),
         # eager: the softmax runs in float32; finfo(float64).min becomes
         # -inf there, so only float64 gives NaN (checked, torch 2.13).
         empty_row=[*_empty(lang, ("hf_eager", "uniform", "checked")), _float16_empty(table, api, scores, lang),
                    *_empty(lang, ("hf_eager_f64", "nan", "checked"), ("hf_sdpa", "zeros", "checked"))],
     )
+
+
+def _not_last_rows(table: VisibilityTable, lang: str) -> list[str]:
+    """HF and FlashAttention put the L queries at the last L positions
+    (bottom-right); F12 step 4's query at 1 over keys 0-2 is not there."""
+    rows, cols = len(table.query_positions), len(table.key_positions)
+    if tuple(table.query_positions) == tuple(range(cols - rows, cols)):
+        return []
+    positions = ", ".join(str(p) for p in table.query_positions)
+    last = ", ".join(str(p) for p in range(cols - rows, cols))
+    return [t("explore.lens.limit.not_last_rows", lang, positions=positions, last=last)]
 
 
 def _float16_empty(table: VisibilityTable, api: BoolRows, scores, lang: str) -> dict:
@@ -353,7 +364,8 @@ def _flash(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int
         table, "flash", lang, api_table,
         api=api, argument="causal", dtype="flag", shape=[],
         meaning=meaning, value=flag, companion=companion, arguments=arguments,
-        limits=_limits("flash", cannot, lang), empty_row=_empty(lang, (path, "zeros", "doc")),
+        limits=_not_last_rows(table, lang) + _limits("flash", cannot, lang),
+        empty_row=_empty(lang, (path, "zeros", "doc")),
     )
 
 
