@@ -14,6 +14,8 @@ from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import lang_from_env, t
 
 EXIT_USAGE = 2
+#: Positions of the F12 walkthrough's largest table (step 5: past 3 + new 2).
+STEP5_KEYS = 5
 
 
 def ascii_wanted(flag: bool, environ=None, terminal: bool = True) -> bool:
@@ -129,12 +131,15 @@ def cmd_print(args, lang: str) -> int:
     if args.width is None and not console.is_terminal:
         console.width = 100
     palette = default_palette(ascii=ascii, color=not no_color)
+    from maskattn_tui.cli.labels import labels_from_args
+
     if shown is None:  # --mask: mask mode's screen as text
         from maskattn_tui.cli.mask_print import print_mask
 
-        print_mask(console, mask, lang, palette, args.mask_block)
+        print_mask(console, mask, lang, palette, args.mask_block, labels_from_args(args, mask.tables.keys))
         out.flush()
         return 0
+    tokens = labels_from_args(args, max(len(v.table.key_positions) for v in shown.views))
     notice = None
     if shown.default_config:
         notice = t("render.x.experiments.default_config", lang, past=shown.config.past, new=shown.config.new)
@@ -145,7 +150,8 @@ def cmd_print(args, lang: str) -> int:
         steps = shown.figure.steps
         scale = [build_view(s, len(steps)) for s in steps]
     print_steps(console, shown.figure, shown.views, lang, palette, with_sections=args.all or shown.explore,
-                lens_names=shown.lens_names, experiments=shown.experiments, notice=notice, scale=scale)
+                lens_names=shown.lens_names, experiments=shown.experiments, notice=notice, scale=scale,
+                tokens=tokens)
     out.flush()
     return 0
 
@@ -270,9 +276,14 @@ def cmd_tui(args, lang: str) -> int:
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
     mask = _mask_doc(args, lang)
+    from maskattn_tui.cli.labels import labels_from_args
+
+    positions = (mask.tables.keys if mask is not None else config.past + config.new if config is not None
+                 else STEP5_KEYS)
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
-                   explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block)
+                   explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block,
+                   labels=labels_from_args(args, positions))
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0

@@ -23,7 +23,8 @@ PAGE_ROWS = 64
 BAR_KEYS = 16
 
 
-def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | None = None) -> None:
+def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | None = None,
+               tokens: tuple[str, ...] | None = None) -> None:
     width = console.width
     tables = doc.tables
     from maskattn_tui.doctor.mask_source import CellSource
@@ -31,7 +32,7 @@ def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | 
     frozen = TableBlock(CellSource(tables, "user"), palette, lang, 0, 1).frozen
     fit_cols = max(1, ((width - GAP) // 2 - frozen) // COMPACT)
     state = new_state(tables.rows, tables.keys, lang, PAGE_ROWS, fit_cols, block)
-    twin = twin_tables(doc, state, table_sources(doc, state), palette, width)
+    twin = twin_tables(doc, state, table_sources(doc, state, tokens), palette, width)
     console.print(rule([Segment(palette.tr(doc.path), palette.style("title"))], palette))
     console.print(TextBlock([twin.window(y, 0, width) for y in range(twin.height)]))
     console.print(BLANK)

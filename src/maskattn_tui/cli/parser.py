@@ -194,6 +194,12 @@ def _block(value: str) -> int:
                                        sizes=", ".join(map(str, BLOCK_SIZES))))
 
 
+def _add_labels(p: argparse.ArgumentParser) -> None:
+    from maskattn_tui.cli.labels import add_labels_argument
+
+    add_labels_argument(p, _ENV_LANG)
+
+
 def _add_explore(p: argparse.ArgumentParser) -> None:
     from maskattn_tui.cli.explore_options import add_explore_arguments
 
@@ -210,6 +216,7 @@ def build_parser() -> Parser:
     parser.add_argument("--exit-at-end", action="store_true", default=_UNSET, help=_h("cli.help.exit_at_end"))
     _add_ascii(parser)
     _add_mask(parser)
+    _add_labels(parser)
     _add_explore(parser)
     sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor,capture}", parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
@@ -226,6 +233,7 @@ def _print_arguments(p_print: Parser) -> None:
     p_print.add_argument("--no-color", action="store_true", help=_h("cli.help.no_color"))
     _add_ascii(p_print)
     _add_mask(p_print)
+    _add_labels(p_print)
     _add_explore(p_print)
     _add_row(p_print)
 

@@ -20,7 +20,7 @@ from maskattn_tui.render.grid_lines import (
 )
 from maskattn_tui.render.numbers import fmt
 from maskattn_tui.render.palette import Palette
-from maskattn_tui.render.table_source import StepTableSource, TableSource
+from maskattn_tui.render.table_source import StepTableSource, TableSource, with_labels
 
 #: Cell modes: "auto" picks full cells where they fit, else compact ones.
 CELL_MODES = ("auto", "full", "compact")
@@ -183,33 +183,35 @@ def source_of(view: StepView) -> StepTableSource:
     return held[1]
 
 
-def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool) -> Block:
+def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool,
+            tokens: tuple[str, ...] | None = None) -> Block:
     if view.offset_bug is None:
-        return TableBlock(source_of(view), palette, lang, row, cw)
+        return TableBlock(with_labels(source_of(view), tokens), palette, lang, row, cw)
     bug = view.offset_bug
     labels = tuple(palette.t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
                    for i in range(len(bug.table.query_positions)))
-    right = TableBlock(source_of(view), palette, lang, row, cw,
+    right = TableBlock(with_labels(source_of(view), tokens), palette, lang, row, cw,
                        title=palette.t("render.correct_table", lang), wrap_title=side)
-    wrong = TableBlock(StepTableSource(view, bug.table, bug.differs, labels), palette, lang, row, cw,
-                       title=palette.t("render.wrong_table", lang), wrap_title=side)
+    wrong = TableBlock(with_labels(StepTableSource(view, bug.table, bug.differs, labels), tokens), palette, lang,
+                       row, cw, title=palette.t("render.wrong_table", lang), wrap_title=side)
     return SideBySide(right, wrong) if side else Column([right, wrong])
 
 
-def _sources(view: StepView) -> list[TableSource]:
+def _sources(view: StepView, tokens: tuple[str, ...] | None = None) -> list[TableSource]:
     out: list[TableSource] = [source_of(view)]
     if view.offset_bug is not None:
         out.append(StepTableSource(view, view.offset_bug.table, view.offset_bug.differs))
-    return out
+    return [with_labels(s, tokens) for s in out]
 
 
-def full_cell_width(view: StepView, lang: str, palette: Palette) -> int:
-    return max(TableBlock.full_width(s, palette, lang) for s in _sources(view))
+def full_cell_width(view: StepView, lang: str, palette: Palette, tokens: tuple[str, ...] | None = None) -> int:
+    return max(TableBlock.full_width(s, palette, lang) for s in _sources(view, tokens))
 
 
-def options(view: StepView, lang: str, palette: Palette, cells: str) -> list[tuple[int, bool]]:
+def options(view: StepView, lang: str, palette: Palette, cells: str,
+            tokens: tuple[str, ...] | None = None) -> list[tuple[int, bool]]:
     """The (cell width, side by side) layouts to try, best first."""
-    full = full_cell_width(view, lang, palette)
+    full = full_cell_width(view, lang, palette, tokens)
     # Marked cells ("F!") get a third column where it fits: "F! F!", not "F!F!".
     compact = [3, 2, 1] if view.offset_bug is not None else [2, 1]
     widths = {"full": [full], "compact": compact, "auto": [full, *compact]}[cells]
@@ -217,17 +219,20 @@ def options(view: StepView, lang: str, palette: Palette, cells: str) -> list[tup
     return [(cw, side) for cw in widths for side in sides]
 
 
-def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Room, cells: str = "auto") -> Column:
+def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Room, cells: str = "auto",
+                 tokens: tuple[str, ...] | None = None) -> Column:
     """The figure of `view` with query row `row` selected, laid out for
     `room`: the first layout that fits its width and height, else the first
-    that fits its width, else the narrowest."""
+    that fits its width, else the narrowest. `tokens`: a label per absolute
+    position (--labels), beside each query and over each key."""
     width = max(8, room.width)
     tried: list[Column] = []
     if view.compare is not None:
         tried.append(_assemble(view, _compare_block(view, row, lang, palette), lang, palette, width, FULL_CELL_MIN))
     else:
-        for cw, side in options(view, lang, palette, cells):
-            tried.append(_assemble(view, _tables(view, row, lang, palette, cw, side), lang, palette, width, cw))
+        for cw, side in options(view, lang, palette, cells, tokens):
+            tried.append(_assemble(view, _tables(view, row, lang, palette, cw, side, tokens), lang, palette,
+                                   width, cw))
     for fits in (lambda f: f.width <= width and f.height <= room.height, lambda f: f.width <= width):
         for figure in tried:
             if fits(figure):
@@ -255,9 +260,10 @@ def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width:
     return figure
 
 
-def frame_size(views, lang: str, palette: Palette, room: Room, cells: str = "auto") -> tuple[int, int]:
+def frame_size(views, lang: str, palette: Palette, room: Room, cells: str = "auto",
+               tokens: tuple[str, ...] | None = None) -> tuple[int, int]:
     """The largest figure of `views` in `room`: the pane's size for the
     whole walkthrough, so that nothing jumps when stepping."""
-    sizes = [(f.width, f.height) for f in (build_figure(v, 0, lang, palette, room, cells) for v in views)]
+    sizes = [(f.width, f.height) for f in (build_figure(v, 0, lang, palette, room, cells, tokens) for v in views)]
     return max(w for w, _ in sizes), max(h for _, h in sizes)
 

@@ -24,6 +24,8 @@ FULL_CELL_MIN = 4
 #: legend says so; full cells, key c, show every letter).
 COMPACT_GLYPH = {"future+pad": "X"}
 SEVERAL_GLYPH = "#"
+#: The widest a token label (--labels) makes a full cell; longer ones are cut.
+TOKEN_MAX = 8
 DIFF_MARK = "!"
 
 
@@ -86,7 +88,8 @@ class TableBlock(Block):
                        else wrap_text(title, max(12, cells_w), palette.style("title")))
         self.title = title
         #: The header's lines: column labels, the groups' tags, the PAD keys.
-        self.kinds = ["labels", *(["groups"] if self.groups else []),
+        tokens = getattr(source, "labels", None) and cell_width >= FULL_CELL_MIN
+        self.kinds = ["labels", *(["tokens"] if tokens else []), *(["groups"] if self.groups else []),
                       *(["pad"] if getattr(source, "any_pad", False) else [])]
         self.header = len(self.titles) + len(self.kinds)
         self.height = self.header + source.rows
@@ -96,6 +99,8 @@ class TableBlock(Block):
     def full_width(source: TableSource, palette: Palette, lang: str) -> int:
         """The cell width that shows whole labels and tags."""
         tags = [cell_len(palette.t(k, lang)) for k in ("render.cached", "render.new")] if source.col_group(0) else []
+        # token labels (--labels) widen full cells up to TOKEN_MAX; longer ones are cut
+        tags += [min(TOKEN_MAX, cell_len(x)) for x in getattr(source, "labels", None) or ()]
         return max(FULL_CELL_MIN, source.max_col_label() + 1, *(t + 1 for t in tags))
 
     # -- the parts of a line ---------------------------------------------------
@@ -154,6 +159,10 @@ class TableBlock(Block):
         src, p, cw = self.source, self.palette, self.cw
         out: Line = []
         if kind == "blank":
+            return out
+        if kind == "tokens":
+            for c in range(c0, c1):
+                out.append(Segment(set_cell_size(" " + src.col_token(c), cw), p.style("dim")))
             return out
         if kind == "labels":
             # Compact: the position (no "k"), on every column it fits above.

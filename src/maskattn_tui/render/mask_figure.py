@@ -13,15 +13,18 @@ from maskattn_tui.i18n import t
 from maskattn_tui.render.blocks import TextBlock
 from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
 from maskattn_tui.render.palette import Palette
+from maskattn_tui.render.table_source import with_labels
 
 
-def table_sources(doc, state) -> tuple:
+def table_sources(doc, state, tokens: tuple[str, ...] | None = None) -> tuple:
     """The user's and the rule's source for the view: cells (the whole mask
-    or a drill-down's window) or blocks of the state's size."""
+    or a drill-down's window; with `tokens`, a label per position) or
+    blocks of the state's size."""
     tables = doc.tables
     if state.cells:
         window = Window(*state.window) if state.window is not None else None
-        return CellSource(tables, "user", window), CellSource(tables, "rule", window)
+        return (with_labels(CellSource(tables, "user", window), tokens),
+                with_labels(CellSource(tables, "rule", window), tokens))
     return BlockSource(tables, "user", state.size), BlockSource(tables, "rule", state.size)
 
 

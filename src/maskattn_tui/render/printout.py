@@ -89,7 +89,8 @@ def extra_sections(
 
 
 def step_block(view: StepView, lang: str, palette: Palette, views: Sequence[StepView] | None = None,
-               row: int | None = None, extras: Sequence[RenderableType] = ()) -> RenderableType:
+               row: int | None = None, extras: Sequence[RenderableType] = (),
+               tokens: tuple[str, ...] | None = None) -> RenderableType:
     """One step as the app shows it: the condition, the grid pane's figure,
     the weights pane's bars (on the scale of every step of `views`, as in
     the app), the explanation's caption."""
@@ -100,7 +101,7 @@ def step_block(view: StepView, lang: str, palette: Palette, views: Sequence[Step
         rule(step_heading(view, lang, palette), palette),
         text_block(condition, "header", palette),
         BLANK,
-        AtWidth(lambda width: build_figure(view, row, lang, palette, Room(width))),
+        AtWidth(lambda width: build_figure(view, row, lang, palette, Room(width), tokens=tokens)),
         BLANK,
         AtWidth(lambda width: bar_block(scale, view, row, lang, palette, width)),
         BLANK,
@@ -113,7 +114,7 @@ def step_block(view: StepView, lang: str, palette: Palette, views: Sequence[Step
 def print_steps(console: Console, figure: Figure, views: list[StepView], lang: str, palette: Palette,
                 with_sections: bool, lens_names: Sequence[str] | None = None,
                 experiments: Sequence[tuple[str, ExperimentResult]] = (), notice: str | None = None,
-                scale: Sequence[StepView] | None = None) -> None:
+                scale: Sequence[StepView] | None = None, tokens: tuple[str, ...] | None = None) -> None:
     """Each step (grid, bars, caption, then the API lens of its table and
     the experiments, when asked for), framed by the figure's sections. An
     explore configuration ends with the sections alone: its own inputs are
@@ -125,7 +126,7 @@ def print_steps(console: Console, figure: Figure, views: list[StepView], lang: s
         console.print()
     for view in views:
         extras = extra_sections(view, lang, palette, lens_names, experiments, notice)
-        console.print(step_block(view, lang, palette, scale or views, extras=extras))
+        console.print(step_block(view, lang, palette, scale or views, extras=extras, tokens=tokens))
     if with_sections:
         console.print(rule([Segment(palette.t("cli.sections", lang))], palette))
         console.print(AtWidth(lambda width: TextBlock(section_lines(figure, lang, palette, width,

@@ -81,6 +81,10 @@ class StepTableSource:
             return self._row_labels[row]
         return f"q{self.table.query_positions[row]}"
 
+    def row_position(self, row: int) -> int | None:
+        """The query's absolute position (None: a row labelled otherwise)."""
+        return None if self._row_labels is not None else self.table.query_positions[row]
+
     def col_label(self, col: int) -> str:
         return f"k{self.table.key_positions[col]}"
 
@@ -112,6 +116,41 @@ class StepTableSource:
     @property
     def any_pad(self) -> bool:
         return any(self.table.key_is_pad)
+
+
+class LabelledSource:
+    """A source whose rows and keys also carry the user's token labels
+    (--labels, as Hugging Face's AttentionMaskVisualizer shows tokens):
+    label i names absolute position i. Everything else is the source's."""
+
+    def __init__(self, source, labels: tuple[str, ...]) -> None:
+        self._source = source
+        self.labels = labels
+        self.rows, self.cols = source.rows, source.cols
+
+    def __getattr__(self, name: str):
+        return getattr(self._source, name)
+
+    def token(self, position: int | None) -> str:
+        return self.labels[position] if position is not None and 0 <= position < len(self.labels) else ""
+
+    def row_label(self, row: int) -> str:
+        base = self._source.row_label(row)
+        token = self.token(self._source.row_position(row))
+        return f"{base} {token}" if token else base
+
+    def col_token(self, col: int) -> str:
+        return self.token(self._source.col_position(col))
+
+    def max_row_label(self) -> int:
+        from rich.cells import cell_len
+
+        return self._source.max_row_label() + 1 + max((cell_len(x) for x in self.labels), default=0)
+
+
+def with_labels(source, labels: tuple[str, ...] | None):
+    """`source` with token labels, or itself when there are none."""
+    return source if not labels else LabelledSource(source, labels)
 
 
 class SyntheticSource:

@@ -361,13 +361,15 @@ def resume_gc() -> None:
 
 def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
              exit_at_end: bool = False, explore: ExploreConfig | None = None, experiments: tuple[str, ...] = (),
-             lens: bool = False, spec: StepSpec | None = None, mask=None, block: int | None = None) -> MaskattnApp:
+             lens: bool = False, spec: StepSpec | None = None, mask=None, block: int | None = None,
+             labels: tuple[str, ...] | None = None) -> MaskattnApp:
     """The app at `step` in `lang`, or in explore mode on `explore` (with
     `experiments` switched on and the API lens if `lens`); `e` toggles
     between the two. `spec`: a single step instead of the F12 five.
     `exit_at_end`: once playback reaches the last step, wait one dwell and
     exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask
-    mode at start, in blocks of `block` (None: auto)."""
+    mode at start, in blocks of `block` (None: auto). `labels`: a token
+    label per absolute position (--labels), on the grid and mask mode."""
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)
@@ -378,5 +380,7 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
         from maskattn_tui.explore.session import new_session
 
         session = new_session(explore, experiments, lens)
-    return MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session,
-                       None if mask is None else (mask, block))
+    app = MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session,
+                      None if mask is None else (mask, block))
+    app.labels = labels  # read by the grid views (render.table_source.LabelledSource)
+    return app

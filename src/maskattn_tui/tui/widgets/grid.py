@@ -51,13 +51,18 @@ class GridView(LinesView):
     def frame_of(self, model: AppModel, room: Room) -> tuple[int, int]:
         """The largest figure of the walkthrough in `room` (arithmetic; sizes
         do not depend on colours, so a plain palette: usable before mounting)."""
-        return frame_size(model.views, model.lang, Palette(glyphs=self.glyphs), room, model.cells)
+        return frame_size(model.views, model.lang, Palette(glyphs=self.glyphs), room, model.cells, self.tokens())
 
     def figure_key(self, model: AppModel) -> object:
         return (id(model.views), model.player.step, model.lang, model.cells, self.room, self.frame)
 
+    def tokens(self) -> tuple[str, ...] | None:
+        """The --labels the app was started with (None: none)."""
+        return getattr(self.app, "labels", None)
+
     def build(self, model: AppModel) -> Block:
-        figure = build_figure(model.view, model.player.row, model.lang, self.palette(), self.room, model.cells)
+        figure = build_figure(model.view, model.player.row, model.lang, self.palette(), self.room, model.cells,
+                              self.tokens())
         self.fixed_lines = figure.fixed if isinstance(figure, Column) else 0
         return figure
 

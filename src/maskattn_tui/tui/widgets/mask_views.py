@@ -60,7 +60,7 @@ class MaskGridView(MaskView):
         and block counts are what a move reads)."""
         key = (state.size, state.window)
         if key not in self._sources:
-            pair = table_sources(self.doc, state)
+            pair = table_sources(self.doc, state, getattr(self.app, "labels", None))  # --labels
             if len(self._sources) > 8:
                 self._sources.clear()
             self._sources[key] = pair
