@@ -3,6 +3,8 @@ each as a user types it, with nothing waited for between the keys."""
 
 from __future__ import annotations
 
+import pytest
+
 from maskattn_tui.cli.export import settle
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MaskattnApp
@@ -39,3 +41,69 @@ async def test_a_palette_command_runs_once_for_several_enters(monkeypatch):
         await settle(pilot)
         assert calls == [1] and app.model.zoomed
         assert app.screen is app.main_screen
+
+
+async def test_space_then_e_in_one_burst_leaves_no_focus_in_the_hidden_panel():
+    from textual import events
+
+    from maskattn_tui.explore.config import ExploreConfig
+
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.query_one("#x-preset").focus()
+        await settle(pilot)
+        before = app.model.session.config
+        # one burst: both keys queued before either is handled
+        app.post_message(events.Key("space", " "))
+        app.post_message(events.Key("e", "e"))
+        await settle(pilot)
+        assert app.model.mode == "figure"
+        assert app.focused is None
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.model.session.config == before  # nothing changed unseen
+        assert app.state.row == 1 or app.state.rows == 1  # ↓ went to the figure
+
+
+@pytest.mark.parametrize("text", ["abc", "99", "-1"])
+async def test_the_same_refused_text_twice_shows_the_kept_value(text):
+    from textual.widgets import Input
+
+    from maskattn_tui.explore.config import ExploreConfig
+
+    app = make_app(explore=ExploreConfig())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        box = app.query_one("#x-past", Input)
+        box.focus()
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press(*text, "enter")
+            await settle(pilot)
+            assert app.model.session.config.past == 3
+            assert box.value == "3", box.value
+        await pilot.press("tab")
+        await settle(pilot)
+        assert box.value == "3"
+
+
+@pytest.mark.parametrize("second", ["question_mark", "o", "ctrl+p"])
+async def test_the_panel_is_whole_after_a_dialog_that_came_with_the_first_e(second):
+    from textual.widgets import Input
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("e", second)
+        await settle(pilot)
+        # the race seen in issue 21 (point 18): the panel's mount lost under the dialog
+        for panel in app.main_screen.query("#controls"):
+            await panel.remove()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main_screen and app.model.mode == "explore"
+        panel = app.main_screen.query_one("#controls")
+        assert panel.region.area > 0
+        assert app.main_screen.query_one("#x-past", Input).value == "3"
+        assert app.main_screen.query_one("#x-new", Input).value == "2"

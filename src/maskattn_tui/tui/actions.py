@@ -110,6 +110,11 @@ class ExploreActions:
         self.model = self.model.explore(transition)
         problem = self.model.problem
         if problem is not None:
+            # The same refusal twice leaves the model equal (no watcher runs):
+            # the panel is told again, so the box shows the kept value.
+            panel = self._panel()  # type: ignore[attr-defined]
+            if panel is not None:
+                panel.problem = problem
             self.clear_notifications()
             self.notify(problem.message(self.model.lang), title=t("tui.x.refused", self.model.lang),
                         severity="warning", markup=False)

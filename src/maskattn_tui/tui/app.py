@@ -261,11 +261,44 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         # The panel is 43 of the app's 60 widgets: built on the first `e`.
         model, screen = self.model, self.main_screen
         if model.exploring and self._panel() is None:
-            self.query_one("#body").mount(self._explore_panel(), before=0)
+            screen.query_one("#body").mount(self._explore_panel(), before=0)
         screen.set_class(model.exploring, "-explore")
         screen.set_class(model.side_pane == "lab", "-lab")
-        if not model.exploring and self.focused is not None:
-            self.set_focus(None)  # the panel is gone: its keys go back to the figure
+        if not model.exploring:
+            self._leave_panel()
+
+    def _leave_panel(self) -> None:
+        """The panel is hidden: no list of it stays open, and its keys go
+        back to the figure."""
+        panel = self._panel()
+        if panel is not None:
+            from textual.widgets import Select
+
+            for select in panel.query(Select):
+                select.expanded = False
+        if self.focused is not None:
+            self.set_focus(None)
+
+    def figure_resumed(self) -> None:
+        """The figure's screen is on top again (a dialog, help or the palette
+        closed): the explore panel is there and shows the session, even if
+        that dialog came in the same burst as the `e` that built it."""
+        if not self.model.exploring or self.quitting:
+            return
+        panel = self._panel()
+        if panel is None or not panel.is_attached:
+            self._show_mode()
+        elif panel.is_mounted:
+            model = self.model
+            panel.set_reactive(type(panel).state, model.player)
+            panel.set_reactive(type(panel).session, model.session)
+            panel.problem = model.problem  # always_update: a sync
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # A focus asked for before `e` hid the panel arrives after it (Space
+        # on a list, then e, in one burst): it must not land in the hidden panel.
+        if not self.model.exploring and any(node.id == "controls" for node in event.widget.ancestors):
+            self._leave_panel()
 
     def _panel(self):
         """The explore panel if it was built (by its id: looking it up must

@@ -27,3 +27,8 @@ class FigureScreen(ThemedScreen):
         # q quits from the figure; the App's own ctrl+q stays as Textual has it.
         Binding("q", "app.quit", t("tui.key.quit", "en"), show=False, id="quit"),
     ]
+
+    def on_screen_resume(self) -> None:
+        resumed = getattr(self.app, "figure_resumed", None)
+        if resumed is not None:
+            resumed()
