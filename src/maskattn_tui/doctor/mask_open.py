@@ -3,6 +3,7 @@ one-line errors), diagnose it, and keep what the screen reads.
 
     doc = open_mask("mask.npy", batch=None, head=None, scores="scores.npy")
     doc.tables, doc.info, doc.scores
+    other_slice(doc, 0, 1)     # the next batch slice (b in mask mode), or None
 
 numpy is imported here, never by the TUI's modules that do not show a mask."""
 
@@ -26,6 +27,8 @@ class MaskDoc:
     info: MaskInfo
     tables: MaskTables
     scores: np.ndarray | None = None
+    #: the scores file, read again for another slice
+    scores_path: str | None = None
 
     def __post_init__(self) -> None:
         self._weights: dict[int, RowWeights] = {}
@@ -55,4 +58,22 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
         given = check_scores(array, diag.shape, score_info.path)
     tables = MaskTables(mask, diag)
     tables.base  # the one pass of block counts, now rather than at the first drawing
-    return MaskDoc(info, tables, given)
+    return MaskDoc(info, tables, given, scores)
+
+
+def other_slice(doc: MaskDoc, dim: int, delta: int) -> MaskDoc | None:
+    """The same file at the next (delta 1) or previous batch (dim 0) or head
+    (dim 1) slice, wrapping around; None when the mask has no such dimension
+    or only one slice along it."""
+    info = doc.info
+    lead = info.shape[:-2]
+    if dim >= len(lead) or lead[dim] < 2:
+        return None
+    if len(lead) == 1:  # a 3-D mask: one index, told as --batch
+        return open_mask(info.path, (info.batch + delta) % lead[0], None, doc.scores_path)
+    batch, head = info.batch, info.head
+    if dim == 0:
+        batch = (batch + delta) % lead[0]
+    else:
+        head = (head + delta) % lead[1]
+    return open_mask(info.path, batch, head, doc.scores_path)

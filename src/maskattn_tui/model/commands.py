@@ -101,6 +101,11 @@ COMMANDS: tuple[Command, ...] = (
        "doctor_tui.short.drill"),
     _c("mask_back", "escape,backspace", "esc", "mask_back", ONLY_MASK, "doctor_tui.key.back", "back", 2,
        "doctor_tui.short.back"),
+    # mask mode: another (batch, head) slice of a 3-D / 4-D mask (help only, not the footer)
+    _c("slice_batch", "b", "b", "mask_slice(0,1)", ONLY_MASK, "doctor_tui.key.batch_next"),
+    _c("slice_batch_back", "B", "B", "mask_slice(0,-1)", ONLY_MASK, "doctor_tui.key.batch_back"),
+    _c("slice_head", "h", "h", "mask_slice(1,1)", ONLY_MASK, "doctor_tui.key.head_next"),
+    _c("slice_head_back", "H", "H", "mask_slice(1,-1)", ONLY_MASK, "doctor_tui.key.head_back"),
 )
 
 BY_ID = {c.id: c for c in COMMANDS}

@@ -130,6 +130,9 @@ class MaskScreen(ThemedScreen):
         self.query_one("#mask-keys", KeyBar).model = state
         lang, tr = state.lang, Palette(glyphs=self.glyphs).tr
         name = os.path.basename(self.doc.path)
+        if self.doc.info.batch is not None:  # which slice of a 3-D / 4-D mask (b / h switch)
+            name += t("doctor_tui.slice.which" if self.doc.info.head is not None else "doctor_tui.slice.which3",
+                      lang, batch=self.doc.info.batch, head=self.doc.info.head)
         title = tr(t("doctor_tui.title.bar", lang, file=name, view=view_line(state, lang, self.doc.tables.offset)))
         if title != self.__dict__.get("_title"):
             self._title = title
@@ -157,6 +160,22 @@ class MaskScreen(ThemedScreen):
 
     def action_mask_drill(self) -> None:
         self.state = self.state.drill()
+
+    def action_mask_slice(self, dim: int, delta: int) -> None:
+        """b / B, h / H: the next or previous batch or head slice (a new mask mode on it)."""
+        from maskattn_tui.doctor.mask_open import other_slice
+
+        lang = self.state.lang
+        try:
+            doc = other_slice(self.doc, dim, delta)
+        except MaskattnError as e:
+            self.app.notify(e.message(lang), severity="error", markup=False)
+            return
+        if doc is None:
+            self.app.notify(t("doctor_tui.slice.none", lang, what=t(f"doctor_tui.slice.dim{dim}", lang)),
+                            markup=False)
+            return
+        show_mask(self.app, doc)
 
     def action_mask_back(self) -> None:
         if self.state.window is not None:
