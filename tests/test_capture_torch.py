@@ -209,7 +209,7 @@ def test_one_mask_for_many_layers_is_stored_once(tmp_path):
     assert len(cap.calls) == 8
     assert {c["mask"]["batch"] for c in cap.calls} == {1} and {c["mask"]["heads"] for c in cap.calls} == {1}
     assert len(os.listdir(tmp_path / "masks")) == 1
-    assert len(cap.summary().splitlines()) == 1 and "8 calls #0-7" in cap.summary()
+    assert len(cap.summary().splitlines()) == 1 and "call(s) #0-7 (8)" in cap.summary()
     assert primary(cap.calls) == cap.calls
 
 

@@ -62,13 +62,16 @@ def run(args, lang: str) -> int:
 
 
 def _head(folder: str, document: dict, lang: str) -> list[str]:
-    calls = attention_calls(document["calls"])
-    kinds = {}
+    calls = primary(document["calls"])
+    kinds: dict[str, int] = {}
     for c in calls:
         kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
+    inner = len(attention_calls(document["calls"])) - len(calls)
     command = " ".join(document.get("command") or []) or "-"
     lines = [t("capture.report.head", lang, folder=folder, command=command, calls=len(calls),
                kinds=", ".join(f"{k} {n}" for k, n in kinds.items()) or "-", masks=len(document.get("masks", {})))]
+    if inner:
+        lines.append(t("capture.report.inner", lang, inner=inner))
     if not document.get("complete"):
         lines.append(t("capture.report.incomplete", lang))
     if document.get("exception"):
@@ -83,8 +86,12 @@ def mask_line(digest: str, diag, users: list[dict], lang: str) -> str:
 
     mask = users[0].get("mask") or {}
     codes = [f.code for f in diag.findings if f.level != "info"]
+    source = t(f"capture.source.{mask.get('from', 'attn_mask')}", lang)
+    slots = [(b, h) for b, row in enumerate(mask.get("hashes", [])) for h, d in enumerate(row) if d == digest]
+    if slots and (mask.get("batch", 1) > 1 or mask.get("heads", 1) > 1):
+        source += t("capture.report.slot", lang, b=slots[0][0], h=slots[0][1])
     return t("capture.report.mask", lang, hash=digest[:10], rows=diag.shape[0], keys=diag.shape[1],
-             source=t(f"capture.source.{mask.get('from', 'attn_mask')}", lang), rule=rule_text(diag, lang),
+             source=source, rule=rule_text(diag, lang),
              findings=", ".join(codes) if codes else t("capture.report.no_findings", lang),
              count=len(users), calls=calls_text(users), sites=sites_text(users), steps=steps_text(users, lang))
 
@@ -118,7 +125,8 @@ def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: 
     return report.dumps({
         "schema": SCHEMA, "folder": folder, "complete": bool(document.get("complete")),
         "command": document.get("command"), "exception": document.get("exception"),
-        "exit_status": document.get("exit_status"), "calls": len(attention_calls(document["calls"])),
+        "exit_status": document.get("exit_status"), "calls": len(primary(document["calls"])),
+        "inner_calls": len(attention_calls(document["calls"])) - len(primary(document["calls"])),
         "masks": masks,
         "findings": [{**f, "message": finding_text(f, lang)} for f in found],
     })

@@ -87,7 +87,9 @@ def run(folder: str, argv: list[str], lang: str) -> int:
         sys.argv, sys.path[:] = saved
         os.environ.clear()
         os.environ.update(environ)
-    calls = [c for c in cap.calls if c.get("kind") in ("sdpa", "hf", "mha", "flex")]
+    from maskattn_tui.capture.findings import primary
+
+    calls = primary(cap.calls)
     masks = (cap.document or {}).get("masks", {})
     sys.stderr.write(t("capture.wrote", lang, calls=len(calls), masks=len(masks), folder=folder) + "\n")
     return code
