@@ -48,11 +48,13 @@ async def settled(pilot) -> None:
 def snap_compare(snap_compare):
     """pytest-textual-snapshot's snap_compare, but the screenshot shows the
     settled screen: it waits for the app's readiness signal before the
-    keys and for the screen to settle after them ("wait:N" entries of
-    `press` are dropped: nothing here is timed)."""
+    keys and for the screen to settle after them. Nothing here is timed, so
+    a "wait:N" entry in `press` is refused rather than silently slept."""
 
     def compare(app, *args, run_before=None, press=(), **kwargs):
-        keys = [k for k in press if not k.startswith("wait:")]
+        timed = [k for k in press if k.startswith("wait:")]
+        assert not timed, f"{timed}: snapshots wait for the app to settle, not for a time"
+        keys = list(press)
 
         async def settle(pilot):
             await settled(pilot)

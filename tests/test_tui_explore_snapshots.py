@@ -57,7 +57,7 @@ def test_explore_wide(snap_compare):
 
 def test_explore_32_plus_32(snap_compare):
     app = make_app(explore=ExploreConfig(past=32, new=32))
-    assert snap_compare(app, press=["down", "down", "wait:50"], terminal_size=(80, 24))
+    assert snap_compare(app, press=["down", "down"], terminal_size=(80, 24))
 
 
 def test_explore_refused_value(snap_compare):
@@ -95,10 +95,10 @@ def test_explore_32_plus_32_wide(snap_compare):
     grid has scrolled to q63 and the bars sit under it."""
     config = ExploreConfig(past=32, new=32, pad=4, pad_side="right", v_override=((40, 9999.0),))
     app = make_app(explore=config, lang="zh")
-    assert snap_compare(app, press=["end", *["down"] * 31, "wait:100"], terminal_size=(160, 48))
+    assert snap_compare(app, press=["end", *["down"] * 31], terminal_size=(160, 48))
 
 
 def test_explore_zoomed_experiment(snap_compare):
     """z with the offset bug on, at 80x24: the experiment takes the body."""
     app = make_app(explore=CHAPTER, experiments=("offset-bug",))
-    assert snap_compare(app, press=["z", "wait:50"], terminal_size=(80, 24))
+    assert snap_compare(app, press=["z"], terminal_size=(80, 24))

@@ -24,21 +24,21 @@ def test_step(snap_compare, lang, size, step):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_help_screen(snap_compare, lang):
-    assert snap_compare(make_app(step=2, lang=lang), press=["question_mark", "wait:50"], terminal_size=(80, 24))
+    assert snap_compare(make_app(step=2, lang=lang), press=["question_mark"], terminal_size=(80, 24))
 
 
 @pytest.mark.parametrize("lang,step", [("en", 4), ("zh", 5)], ids=["en-80x24-step4", "zh-80x24-step5"])
 def test_zoomed_figure(snap_compare, lang, step):
-    assert snap_compare(make_app(step=step, lang=lang), press=["z", "wait:50"], terminal_size=(80, 24))
+    assert snap_compare(make_app(step=step, lang=lang), press=["z"], terminal_size=(80, 24))
 
 
 def test_selected_non_default_row(snap_compare):
     # Step 3 focuses q2; select q0: the bars show row 0, the grid marks it.
-    assert snap_compare(make_app(step=3), press=["up", "up", "wait:50"], terminal_size=(80, 24))
+    assert snap_compare(make_app(step=3), press=["up", "up"], terminal_size=(80, 24))
 
 
 def test_selected_row_step5(snap_compare):
-    assert snap_compare(make_app(step=5, lang="zh"), press=["down", "wait:50"], terminal_size=(120, 36))
+    assert snap_compare(make_app(step=5, lang="zh"), press=["down"], terminal_size=(120, 36))
 
 
 @pytest.mark.parametrize("size", [(50, 24), (100, 12), (20, 6)], ids=["50x24", "100x12", "20x6"])
