@@ -146,12 +146,14 @@ def test_bad_files(tmp_path, capsys):
         (["heads.npy", "--batch", "2"], "--batch 2"), (["heads.npy", "--head", "3"], "--head 3"),
         (["empty.npy"], "no cells"), (["text.npy"], "not <U1"), (["cut.npy"], "holds 12 bytes of data"),
         (["head.npy"], "not a readable .npy"),
-        (["blank.txt"], "empty"), (["binary.bin"], "UTF-8"), (["dir"], "directory"), (["missing.npy"], "no such"),
+        (["blank.txt"], "empty"), (["binary.bin"], "UTF-8"), (["missing.npy"], "no such"),
     ]
     for argv, words in cases:
         code, err = error_line(capsys, tmp_path / argv[0], *argv[1:])
         assert code == 2 and err.count("\n") == 1, (argv, err)
         assert str(tmp_path / argv[0]) in err and words in err.replace("bool, integer or float, ", ""), (argv, err)
+    with pytest.raises(MaskattnError, match="is a directory"):  # `doctor DIR` reads a capture folder
+        load_mask(tmp_path / "dir")
 
 
 def test_object_arrays_are_refused_before_unpickling(tmp_path, monkeypatch):

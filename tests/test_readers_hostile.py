@@ -296,3 +296,114 @@ def test_pt_loads_with_weights_only_on_cpu(tmp_path, monkeypatch):
     mask, info = load_mask(tmp_path / "m.pt")
     assert calls == [{"weights_only": True, "map_location": "cpu"}]
     assert (info.format, info.dtype) == ("pt", "bool") and (mask == np.tril(np.ones((3, 3), dtype=bool))).all()
+
+
+# --- text ------------------------------------------------------------------------------
+
+
+def text_file(tmp_path, text, name="mask.txt"):
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return path
+
+
+@pytest.mark.parametrize("depth", [5, 65, 100_000])
+def test_deep_brackets_are_refused_at_once_as_dimensions(tmp_path, capsys, depth):
+    import time
+
+    path = text_file(tmp_path, "[" * depth + "1" + "]" * depth)
+    began = time.perf_counter()
+    err = refused(capsys, path)  # before: ValueError (over 64) or minutes of regex passes
+    assert f"a {depth}-D array" in err and time.perf_counter() - began < 10
+
+
+def test_a_comma_nested_deep_is_not_a_recursion_error(tmp_path, capsys):
+    path = text_file(tmp_path, "[" * 990 + "1," + "]" * 990)  # json.loads recursed
+    assert "a 990-D array" in refused(capsys, path)
+
+
+@pytest.mark.parametrize("number", ["99999999999999999999", "-9223372036854775809", "7" * 5000])
+def test_an_integer_beyond_int64_is_refused_by_name(tmp_path, capsys, number):
+    for text in (f"[[1, {number}], [1, 1]]", f"1 {number}\n1 1\n"):
+        err = refused(capsys, text_file(tmp_path, text))
+        assert "beyond int64" in err and number[:10] in err and len(err) < 300
+
+
+def test_int64_edges_are_read():
+    from maskattn_tui.doctor.text_table import parse_table
+
+    array, _, _ = parse_table("[[9223372036854775807, -9223372036854775808]]", "m")
+    assert array.dtype == np.int64 and array.tolist() == [[2**63 - 1, -2**63]]
+
+
+def test_a_utf8_bom_is_skipped(tmp_path):
+    for text in ("\ufeff1 0\n1 1\n", "\ufeff[[true, false], [true, true]]", "\ufefftensor([[True, False]])"):
+        mask, _ = load_mask(text_file(tmp_path, text))
+        assert mask.astype(bool).tolist()[0] == [True, False]
+
+
+def test_compact_rows_are_one_key_per_digit(tmp_path):
+    mask, info = load_mask(text_file(tmp_path, "1000\n1100\n1110\n1111\n"))
+    assert info.format == "rows-compact" and mask.shape == (4, 4) and (mask == np.tril(np.ones((4, 4)))).all()
+    column, info = load_mask(text_file(tmp_path, "1\n1\n0\n"))  # one digit a line: a column
+    assert info.format == "rows-text" and column.shape == (3, 1)
+
+
+def test_compact_rows_of_different_lengths_are_ragged(tmp_path, capsys):
+    err = refused(capsys, text_file(tmp_path, "1000\n110\n"))
+    assert "not a table" in err or "mixes" in err or "ragged" in err or "line 2" in err
+
+
+@pytest.mark.parametrize("form", ["rows", "json", "torch", "npy"])
+def test_more_queries_than_keys_is_read_as_it_is(tmp_path, form):
+    table = np.ones((7, 3), dtype=bool)
+    if form == "npy":
+        np.save(tmp_path / "m.npy", table)
+        path = tmp_path / "m.npy"
+    else:
+        text = {"rows": "\n".join(["1 1 1"] * 7), "json": str(table.astype(int).tolist()),
+                "torch": "tensor([" + ",\n        ".join(["[True, True, True]"] * 7) + "])"}[form]
+        path = text_file(tmp_path, text)
+    mask, info = load_mask(path)
+    assert mask.shape == (7, 3) and info.shape == (7, 3) and np.asarray(mask).astype(bool).all()
+
+
+def test_the_first_bad_token_in_the_file_is_named(tmp_path, capsys):
+    err = refused(capsys, text_file(tmp_path, "1 0 zz\n1 1 aa\n"))
+    assert "'zz'" in err
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_a_large_printout_is_parsed_in_bounded_memory(kind):
+    """Peak memory a few times the text, not tens of times (a Python string
+    per value was ~20-30x, about 1 GB for a 57 MB mask)."""
+    import tracemalloc
+
+    from maskattn_tui.doctor.text_table import parse_table
+
+    table = np.tril(np.ones((900, 900), dtype=bool))
+    if kind == "numpy":
+        with np.printoptions(threshold=sys.maxsize):
+            text = str(table).encode()
+    else:
+        torch = pytest.importorskip("torch")
+        torch.set_printoptions(profile="full")
+        try:
+            text = str(torch.from_numpy(table)).encode()
+        finally:
+            torch.set_printoptions(profile="default")
+    tracemalloc.start()
+    try:
+        array, _, _ = parse_table(text, "m")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (array == table).all() and peak < 10 * len(text), peak / len(text)
+
+
+def test_scores_text_of_many_distinct_floats(tmp_path):
+    rng = np.random.default_rng(3)
+    scores = rng.standard_normal((40, 50))
+    path = text_file(tmp_path, "\n".join(" ".join(repr(float(v)) for v in row) for row in scores))
+    read, _ = load_mask(path)
+    assert read.dtype == np.float64 and (read == scores).all()

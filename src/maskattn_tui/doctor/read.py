@@ -125,10 +125,10 @@ def _text(name: str) -> tuple[np.ndarray, str, str]:
     if not data.strip():
         raise MaskattnError("doctor_empty_file", file=name)
     try:
-        text = data.decode("utf-8")
+        data.isascii() or data.decode("utf-8")
     except UnicodeDecodeError:
         raise MaskattnError("doctor_not_text", file=name) from None
-    array, fmt, dtype = parse_table(text, name)
+    array, fmt, dtype = parse_table(data, name)
     return array, fmt, dtype or str(array.dtype)
 
 
