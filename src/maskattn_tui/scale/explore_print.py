@@ -76,7 +76,7 @@ def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool) -> str
         lines.append(t("scale.x.empty_refused" if n.empty_policy is None else "scale.x.empty_policy", lang,
                        policy=n.empty_policy or "", output="-" if n.output is None else f"{n.output:g}"))
     else:
-        top = "; ".join(t("scale.x.weight", lang, k=k, weight=f"{w:.4g}", score=f"{s:.4g}", value=f"{v:g}")
+        top = t("doctor.report.join", lang).join(t("scale.x.weight", lang, k=k, weight=f"{w:.4g}", score=f"{s:.4g}", value=f"{v:g}")
                         for k, w, s, v in n.top)
         lines.append(t("scale.x.top", lang, count=len(n.top), weights=top))
         lines.append(t("scale.x.output", lang, total=f"{n.weight_sum:.6g}", output=f"{n.output:.6g}"))
