@@ -113,3 +113,29 @@ def test_the_comment_lines_follow_the_language():
     comments = [line.split("#", 1)[1] for line in zh.splitlines() if "#" in line and "block_mask" not in line]
     assert len(comments) >= 4
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in c) for c in comments if "False = PAD" not in c), comments
+
+
+def test_random_query_placements_through_create_mask():
+    # queries anywhere (not only the last rows), with the pattern rules, against create_mask
+    from maskattn_tui.engine.rules import Pattern
+    from maskattn_tui.engine.visibility import build_table
+
+    rng = random.Random(9)
+    for _ in range(30):
+        n = rng.randint(2, 8)
+        queries = sorted(rng.sample(range(n), rng.randint(1, n)))
+        pad = [rng.random() < 0.2 for _ in range(n)]
+        kind = rng.choice(["window", "chunk", "prefix", "documents", "none"])
+        pattern = Pattern(
+            window=rng.randint(1, 4) if kind == "window" else None,
+            chunk=rng.randint(1, 3) if kind == "chunk" else None,
+            prefix=rng.randint(0, n) if kind == "prefix" else None,
+            documents=(rng.randint(1, n - 1), ) if kind == "documents" else None,
+        )
+        if pattern.documents is not None:
+            pattern = Pattern(documents=(pattern.documents[0], n - pattern.documents[0]))
+        table = build_table(queries, range(n), pad, pattern=pattern)
+        entry = lens(table, "flex")
+        dense = flex.create_mask(_mask_mod(entry["value"]), 1, 1, len(queries), n, device="cpu")[0, 0].tolist()
+        assert dense == entry["table"] == [list(r) for r in table.allowed], (queries, pattern)
+        assert entry["matches"]
