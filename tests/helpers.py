@@ -55,3 +55,18 @@ def causal(rows: int, keys: int):
     import numpy as np  # only the mask tests need it
 
     return np.tril(np.ones((rows, keys), dtype=bool), keys - rows)
+
+
+async def searched(pilot) -> None:
+    """After typing into the command palette: until its search (a worker)
+    has put its hits in the list, then until the screen has shown them."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def drained(pilot, rounds: int = 3) -> None:
+    """Until the messages queued now, and those they post in turn (a
+    widget's Changed to its parent, ...), have been handled: `rounds`
+    passes of the pilot's wait for every widget's queue, no timed sleep."""
+    for _ in range(rounds):
+        await pilot.pause()

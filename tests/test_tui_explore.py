@@ -16,7 +16,7 @@ from maskattn_tui.explore.session import ExploreSession
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MaskattnApp
 from maskattn_tui.tui.scenario_dialogs import ConfirmDialog, PathDialog
-from helpers import send_key
+from helpers import drained, send_key
 
 
 def recorded(app: MaskattnApp) -> list[str]:
@@ -58,7 +58,7 @@ async def test_starts_in_explore_mode_with_a_configuration():
         assert app.query_one("#x-past", Input).value == "4"
         assert "past = 4, new = 3" in app.query_one("#player").render().plain
         assert app.focused is None  # the keys belong to the figure
-        await pilot.pause(0.2)
+        await drained(pilot)
         # The selects show the configuration; mounting them changed nothing.
         assert app.explore.config == config
         assert app.query_one("#x-pad-side", Select).value == "right"
@@ -440,5 +440,5 @@ async def test_a_dialog_opened_while_quitting_does_not_crash(second):
     async with app.run_test(size=(80, 24)) as pilot:
         send_key(app, "q")
         send_key(app, second)
-        await pilot.pause(0.3)
+        await drained(pilot)
     assert app.return_code in (None, 0)

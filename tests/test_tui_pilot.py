@@ -19,7 +19,7 @@ from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
 from maskattn_tui.model.commands import COMMANDS
 from maskattn_tui.tui.help import HelpScreen, keys_table
 from maskattn_tui.tui.widgets.grid import GridView, row_at
-from helpers import send_key
+from helpers import drained, searched, send_key
 
 SHAPES = load_f12().shapes
 
@@ -215,7 +215,7 @@ async def test_command_palette_goes_to_a_step():
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Go to step 4")
-        await pilot.pause(0.3)
+        await searched(pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert app.state.step == 4
@@ -279,13 +279,13 @@ async def test_command_palette_switches_language_and_plays():
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*"Language")
-        await pilot.pause(0.3)
+        await searched(pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert app.state.lang == "zh" and app.state.step == 2
         await pilot.press("ctrl+p")
         await pilot.press(*"播放")
-        await pilot.pause(0.3)
+        await searched(pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert app.state.playing
@@ -300,6 +300,6 @@ async def test_keys_typed_after_q_in_one_burst_do_nothing():
         await pilot.pause()
         for ch in "question_mark":
             app.post_message(events.Key(ch, ch))
-        await pilot.pause(0.3)
+        await drained(pilot)
     assert app.return_code == 0
     assert not app.explore.active
