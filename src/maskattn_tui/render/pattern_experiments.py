@@ -12,6 +12,7 @@ from maskattn_tui.explore.pattern_experiments import (
     TableMistake,
     WindowOffByOneResult,
 )
+from maskattn_tui.explore.verdicts import nothing_to_show
 from maskattn_tui.render.experiment_parts import cell_legend, grid, outputs_table, pair, para
 from maskattn_tui.render.figure_lines import position_ids_text
 from maskattn_tui.render.lens import cells_by_row
@@ -51,8 +52,8 @@ def _facts(res: TableMistake, lang: str, palette: Palette) -> list[RenderableTyp
         out.append(para(palette.t(f"render.x.{kind}.exposed", lang, cells=where(res.exposed)), palette, "warning"))
     if res.hidden:
         out.append(para(palette.t(f"render.x.{kind}.hidden", lang, cells=where(res.hidden)), palette, "warning"))
-    if not res.exposed and not res.hidden:
-        out.append(para(palette.t("render.x.same_table", lang), palette))
+    if not res.exposed and not res.hidden and not (isinstance(res, ChunkHistoryResult) and res.past == 0):
+        out.append(para(palette.tr(nothing_to_show(res, lang)), palette))  # the JSON's nothing_to_show
     return out
 
 
