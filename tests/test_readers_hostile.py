@@ -322,7 +322,7 @@ def test_a_comma_nested_deep_is_not_a_recursion_error(tmp_path, capsys):
     assert "a 990-D array" in refused(capsys, path)
 
 
-@pytest.mark.parametrize("number", ["99999999999999999999", "-9223372036854775809", "7" * 5000])
+@pytest.mark.parametrize("number", ["99999999999999999999", "-9223372036854775809", "7" * 5000], ids=["20-digits", "below-min", "5000-digits"])
 def test_an_integer_beyond_int64_is_refused_by_name(tmp_path, capsys, number):
     for text in (f"[[1, {number}], [1, 1]]", f"1 {number}\n1 1\n"):
         err = refused(capsys, text_file(tmp_path, text))
@@ -407,3 +407,69 @@ def test_scores_text_of_many_distinct_floats(tmp_path):
     path = text_file(tmp_path, "\n".join(" ".join(repr(float(v)) for v in row) for row in scores))
     read, _ = load_mask(path)
     assert read.dtype == np.float64 and (read == scores).all()
+
+
+# --- doctor's command line: values and errors -------------------------------------------
+
+
+def test_doctor_json_errors_are_a_json_object_on_stdout(tmp_path, capsys):
+    import json
+
+    cases = [([str(tmp_path / "gone.npy"), "--json"], "doctor_missing"),
+             (["--json", "--batch", "x", str(tmp_path / "gone.npy")], "usage"),
+             (["--json", "--attention-mask", "1,2"], "doctor_hf_values")]
+    for argv, code in cases:
+        assert main(["doctor", *argv]) == 2
+        out, err = capsys.readouterr()
+        document = json.loads(out)
+        assert document["schema"] == "maskattn-doctor-error/1" and document["error"]["code"] == code
+        assert document["error"]["exit"] == 2 and document["error"]["message"] in err
+        assert err.count("\n") == 1
+    assert main(["doctor", str(tmp_path / "gone.npy")]) == 2  # without --json: stdout stays empty
+    assert capsys.readouterr().out == ""
+
+
+def test_doctor_json_error_in_chinese_keeps_its_code(tmp_path, capsys):
+    import json
+
+    assert main(["doctor", str(tmp_path / "gone.npy"), "--json", "--lang", "zh"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "doctor_missing" and "文件不存在" in error["message"]
+
+
+@pytest.mark.parametrize("option", ["--batch", "--head"])
+def test_slice_options_at_0_are_refused_with_an_hf_pair(capsys, option):
+    err = refused(capsys, "--attention-mask", "1,1,1", option, "0")
+    assert f"{option} does not apply to --attention-mask" in err
+
+
+@pytest.mark.parametrize("option", ["--attention-mask", "--position-ids"])
+@pytest.mark.parametrize("number", ["9223372036854775808", "9" * 5000], ids=["max+1", "5000-digits"])
+def test_hf_values_beyond_int64_are_one_line(capsys, option, number):
+    argv = ["--attention-mask", "1,1"] if option == "--position-ids" else []
+    err = refused(capsys, *argv, option, f"0,{number}")
+    assert "at most 9223372036854775807" in err
+
+
+def test_a_large_hf_pair_is_refused_before_its_table_is_built(monkeypatch):
+    from maskattn_tui.doctor import hf_pair as module
+
+    monkeypatch.setattr(module, "CELLS_MOST", 100 * 100)
+    with pytest.raises(MaskattnError) as err:
+        module.hf_pair([1] * 101)
+    assert err.value.key == "doctor_hf_too_large" and "--past 2" in err.value.message("en")
+    assert module.hf_pair([1] * 101, past=2).table.shape == (99, 101)
+
+
+def test_the_hf_table_built_in_bands_is_hf_rule(monkeypatch):
+    from maskattn_tui.doctor import hf_pair as module
+
+    monkeypatch.setattr(module, "BAND_CELLS", 64)  # many bands
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        keys = int(rng.integers(1, 40))
+        am = rng.integers(0, 2, keys)
+        past = int(rng.integers(0, keys))
+        q = np.arange(keys - past)[:, None] + past
+        expected = (np.arange(keys)[None, :] <= q) & (am[None, :] == 1)  # masking_utils: kv <= q and padding
+        assert (module.hf_pair(am.tolist(), past=past).table == expected).all()

@@ -335,6 +335,14 @@ def _error_line(text: str, lang: str) -> None:
     sys.stderr.write(clean_line(text, lang) + "\n")
 
 
+def _doctor_json_error(arguments: list[str], code: str, message: str) -> None:
+    """`doctor --json`: the error as a JSON object on stdout too (docs/json.md)."""
+    from maskattn_tui.doctor import json_error
+
+    if json_error.wanted(arguments):
+        json_error.write(code, message)
+
+
 def main(argv: list[str] | None = None) -> int:
     from maskattn_tui.cli.output import never_fail_on_characters, reader_left
 
@@ -368,9 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         from maskattn_tui.cli.messages import argparse_message  # only when there is an error
 
         _error_line(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang), lang)
+        _doctor_json_error(arguments, "usage", argparse_message(str(exc), lang))
         return EXIT_USAGE
     except MaskattnError as exc:
         _error_line(t("cli.error", lang, message=exc.message(lang)), lang)
+        _doctor_json_error(arguments, exc.key, exc.message(lang))
         return EXIT_USAGE
     except KeyboardInterrupt:
         _error_line(t("cli.interrupted", lang), lang)

@@ -27,6 +27,8 @@ from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.fields import MASK_FIELDS, shown_text
 from maskattn_tui.i18n import t
 
+#: The largest whole number a list option takes (numpy reads them as int64).
+INT64_MAX = (1 << 63) - 1
 #: The --expect options: explore's mask fields, stored as expect_<field>.
 EXPECT_FIELDS = MASK_FIELDS
 #: Their help (the doctor's: defaults come from the mask's shape).
@@ -53,12 +55,17 @@ def _numbers(lang: str, lo: int):
     """A comma- or space-separated list of whole numbers >= lo."""
     def convert(value: str) -> tuple[int, ...]:
         parts = value.replace(",", " ").strip(" []").split()
+        # Too long before int() is asked (which refuses 4,300 digits with a ValueError).
+        if any(p.lstrip("+-").isdigit() and len(p.lstrip("+-")) > 19 for p in parts):
+            raise argparse.ArgumentTypeError(t("doctor_read.list_too_big", lang, most=INT64_MAX))
         try:
             numbers = tuple(int(p) for p in parts)
         except ValueError:
             numbers = ()
         if not numbers or min(numbers) < lo:
             raise argparse.ArgumentTypeError(t("doctor.bad_list", lang, value=value, lo=lo))
+        if max(numbers) > INT64_MAX:  # numpy holds them as int64
+            raise argparse.ArgumentTypeError(t("doctor_read.list_too_big", lang, most=INT64_MAX))
         return numbers
     return convert
 
@@ -109,7 +116,7 @@ def _check(args) -> None:
             raise MaskattnError("doctor_needs_expect", option="--past")
     else:
         for dest, option in (("batch", "--batch"), ("head", "--head"), ("expect", "--expect")):
-            if getattr(args, dest):
+            if getattr(args, dest) is not None and getattr(args, dest) is not False:  # --batch 0 is given too
                 raise MaskattnError("doctor_not_with_hf", option=option)
     if not args.expect:
         for f in EXPECT_FIELDS:

@@ -23,6 +23,11 @@ from maskattn_tui.doctor.read import MaskInfo
 from maskattn_tui.errors import MaskattnError
 
 
+#: The table is built dense for the doctor: at most this many cells (256 MB).
+CELLS_MOST = 1 << 28
+BAND_CELLS = 1 << 22
+
+
 @dataclass(frozen=True)
 class HFPair:
     table: np.ndarray  # (new, past + new) bool, True = attend
@@ -42,9 +47,10 @@ def hf_pair(attention_mask: list[int], position_ids: list[int] | None = None, pa
     if not 0 <= past < keys:
         raise MaskattnError("doctor_hf_past", past=past, keys=keys)
     rows = keys - past
-    p = np.arange(rows)[:, None] + past
-    k = np.arange(keys)[None, :]
-    table = (k <= p) & (am[None, :] == 1)
+    if rows * keys > CELLS_MOST:
+        raise MaskattnError("doctor_hf_too_large", keys=keys, past=past, rows=rows, cells=f"{rows * keys:,}",
+                            limit=f"{CELLS_MOST:,}", hint=max(past, keys - CELLS_MOST // keys))
+    table = _table(am, past)
     real = am == 1
     expected = np.where(real, np.cumsum(am) - 1, -1)
     shown = ["-" if x < 0 else str(int(x)) for x in expected[past:][:CELL_LIMIT]]
@@ -57,6 +63,22 @@ def hf_pair(attention_mask: list[int], position_ids: list[int] | None = None, pa
         findings.extend(_positions(np.asarray(position_ids, dtype=np.int64), expected, real, past))
     info = MaskInfo("attention_mask", "hf-pair", (1, keys), "int64", None, None, None)
     return HFPair(table, info, tuple(findings), tuple(int(x) for x in expected[past:]))
+
+
+def _table(am: np.ndarray, past: int) -> np.ndarray:
+    """Row r sees key k when k <= past + r and am[k] == 1: built a band of
+    rows at a time into one bool array (no int64 or second full-size temporary)."""
+    keys = am.size
+    rows = keys - past
+    table = np.empty((rows, keys), dtype=bool)
+    real = am == 1
+    k = np.arange(keys)
+    step = max(1, BAND_CELLS // keys)
+    for r0 in range(0, rows, step):
+        r1 = min(rows, r0 + step)
+        np.less_equal(k[None, :], np.arange(r0, r1)[:, None] + past, out=table[r0:r1])
+        table[r0:r1] &= real
+    return table
 
 
 def _positions(given: np.ndarray, expected: np.ndarray, real: np.ndarray, past: int) -> list[Finding]:
