@@ -29,7 +29,7 @@ from maskattn_tui.doctor.compare import CELL_LIMIT
 from maskattn_tui.doctor.patterns import Fit
 from maskattn_tui.doctor.readings import EXACT_SLACK, Scored, best_readings
 from maskattn_tui.doctor.representation import Reading, Representation, check_array, classify
-from maskattn_tui.doctor.rows import inverted, scan
+from maskattn_tui.doctor.rows import column_counts, inverted, scan
 from maskattn_tui.errors import MaskattnError
 
 
@@ -185,10 +185,12 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     both = {"attend": (raw, raw_stats), "blocked": (raw.flipped(), inv_stats)}
     # additive: 0 is visible in every API, so never read the other way
     tried = [polarity] if polarity else (["attend"] if rep.reading == "additive" else ["attend", "blocked"])
+    per_key = column_counts(raw_stats, raw)  # keys each polarity sees, from one reading
+    seen = {"attend": per_key > 0, "blocked": per_key < rows}
     found: dict[str, list[Scored]] = {}
     bound = None
     for pol in tried:
-        found[pol] = best_readings(*both[pol], bound)
+        found[pol] = best_readings(*both[pol], bound, seen=seen[pol])
         if found[pol]:
             bound = found[pol][0].score
     chosen = min((p for p in tried if found[p]), key=lambda p: (found[p][0].score, tried.index(p)))
@@ -196,12 +198,12 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     best, *others = found[chosen]
     reading, stats = both[chosen]
     if not best.exact:  # an exact reading a little less simple wins: a correct mask is never called broken
-        exact = best_readings(reading, stats, best.score + EXACT_SLACK, exact_only=True)[:1]
+        exact = best_readings(reading, stats, best.score + EXACT_SLACK, exact_only=True, seen=seen[chosen])[:1]
         if exact:
             best, others = exact[0], [best, *others]
     inverted_fit = None
     if rep.reading == "additive" and polarity is None and not best.exact:  # -inf where 0 belongs?
-        flipped = best_readings(*both["blocked"], best.score - 1)
+        flipped = best_readings(*both["blocked"], best.score - 1, seen=seen["blocked"])
         inverted_fit = flipped[0] if flipped and flipped[0].exact else None
     rule = best.rule
     alignment = Alignment(chosen, _alignment_name(rule), int(rule.offset),

@@ -172,11 +172,13 @@ def _offsets(stats: RowStats, rows: int, keys: int) -> list[int]:
     return out
 
 
-def candidates(reading: Reading, stats: RowStats) -> Iterator[tuple[str, int, Rule | Callable[[], Rule]]]:
+def candidates(reading: Reading, stats: RowStats,
+               seen: np.ndarray | None = None) -> Iterator[tuple[str, int, Rule | Callable[[], Rule]]]:
     """Every reading to compare, as (pattern name, cost, rule); a tree's
-    rule comes as a function making it, called only if its cost may win."""
+    rule (and robust documents') comes as a function making it, called only
+    if its least cost may win (it may return None)."""
     rows, keys = reading.rows, reading.keys
-    seen = visible_columns(stats, reading)
+    seen = visible_columns(stats, reading) if seen is None else seen
     documents = document_lengths(stats)
     for offset in _offsets(stats, rows, keys):
         base = Rule(rows=rows, keys=keys, offset=offset)
@@ -184,7 +186,7 @@ def candidates(reading: Reading, stats: RowStats) -> Iterator[tuple[str, int, Ru
         reach = int(min(keys - 1, max(0, p[-1])))
         prefix = _prefix(stats, offset)
         blocks = bidirectional_blocks(stats, offset)
-        windowed = robust = None
+        windowed = None
         for pad, side, gaps in pad_options(seen, reach):
             padded = base.replace(pad=pad, pad_side=side, gaps=gaps)
             yield "causal", *_costed(padded)
@@ -203,10 +205,8 @@ def candidates(reading: Reading, stats: RowStats) -> Iterator[tuple[str, int, Ru
                 if chunk is not None:
                     yield "chunk", *_costed(padded.replace(chunk=chunk))
                 yield "documents", *_costed(padded.replace(documents=documents))
-                if robust is None:
-                    robust = robust_document_lengths(reading, stats, offset) or ()
-                if robust and robust != documents:
-                    yield "documents", *_costed(padded.replace(documents=robust))
+                if len(documents) <= RUNS_MAX:  # a few stray cells among few documents
+                    yield "documents", cost(padded) + 2, _robust_maker(reading, stats, padded, documents)
             if window is not None and window > 1:
                 windowed = windowed_document_lengths(stats, offset) if windowed is None else windowed
                 if windowed is not None:
@@ -218,6 +218,15 @@ def candidates(reading: Reading, stats: RowStats) -> Iterator[tuple[str, int, Ru
 
 def _costed(rule: Rule) -> tuple[int, Rule]:
     return cost(rule), rule
+
+
+def _robust_maker(reading: Reading, stats: RowStats, padded: Rule, documents) -> Callable[[], Rule | None]:
+    """Documents whose starts rows and columns agree on (a pass over the
+    mask: made only if their cost may win); None when they are the plain ones."""
+    def make() -> Rule | None:
+        robust = robust_document_lengths(reading, stats, padded.offset)
+        return padded.replace(documents=robust) if robust and robust != documents else None
+    return make
 
 
 def _tree_maker(reading: Reading, padded: Rule) -> Callable[[], Rule]:

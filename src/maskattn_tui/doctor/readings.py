@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from maskattn_tui.doctor.compare import Comparison, compare
 from maskattn_tui.doctor.families import ORDER, cost, family_of
 from maskattn_tui.doctor.families import candidates as family_candidates
@@ -49,14 +51,26 @@ class Scored:
 
 
 def _rank(name: str, rule) -> int:
-    return ORDER.index("tree" if callable(rule) else family_of(name, rule))
+    return ORDER.index(name if callable(rule) else family_of(name, rule))
 
 
-def best_readings(reading: Reading, stats: RowStats, bound: int | None = None, exact_only: bool = False) -> list[Scored]:
+def _least_differences(stats: RowStats, rule: Rule) -> int:
+    """A lower bound on the cells `rule` gets wrong: per row, the difference
+    of the visible counts (0 when the rule's rows are not runs)."""
+    runs = rule.intervals()
+    if runs is None:
+        return 0
+    lo, hi = runs
+    return int(np.abs(stats.count - np.maximum(0, hi - lo + 1)).sum())
+
+
+def best_readings(reading: Reading, stats: RowStats, bound: int | None = None, exact_only: bool = False,
+                  seen=None) -> list[Scored]:
     """The readings of least score (at most `bound`), fewest differing
     cells first, then by cost and family order; [] if none scores within
-    `bound`. `exact_only`: only readings that match every cell."""
-    items = sorted(((c, _rank(n, r), i, n, r) for i, (n, c, r) in enumerate(family_candidates(reading, stats))),
+    `bound`. `exact_only`: only readings that match every cell. `seen`:
+    the keys some row sees, if known (doctor.rows.column_counts)."""
+    items = sorted(((c, _rank(n, r), i, n, r) for i, (n, c, r) in enumerate(family_candidates(reading, stats, seen))),
                    key=lambda item: item[:3])
     best: list[Scored] = []
     limit = bound
@@ -64,8 +78,10 @@ def best_readings(reading: Reading, stats: RowStats, bound: int | None = None, e
     for c, _, _, name, rule in items:
         if limit is not None and c > limit:
             break
-        if callable(rule):  # a tree: its cost is known once its parents are read
+        if callable(rule):  # a tree, robust documents: the cost is known once made
             rule = rule()
+            if rule is None:
+                continue
             c = cost(rule)
             if limit is not None and c > limit:
                 continue
@@ -73,6 +89,8 @@ def best_readings(reading: Reading, stats: RowStats, bound: int | None = None, e
         if key in seen:
             continue
         seen.add(key)
+        if limit is not None and c + _least_differences(stats, rule) > limit:
+            continue  # cannot win: skip reading the mask
         result = compare(reading, stats, rule)
         if exact_only and result.count:
             continue

@@ -86,3 +86,21 @@ def visible_columns(stats: RowStats, reading: Reading) -> np.ndarray:
     for i in range(0, len(others), step):
         seen |= reading.rows_at(others[i: i + step]).any(axis=0)
     return seen
+
+
+def column_counts(stats: RowStats, reading: Reading) -> np.ndarray:
+    """Per key: how many rows see it (a difference array over the rows that
+    are one run, re-reading only the others). The negated reading sees a
+    key exactly where this is below the row count: both polarities' visible
+    columns from one reading."""
+    keys = stats.keys
+    runs = stats.contiguous & ~stats.empty
+    delta = np.zeros(keys + 1, dtype=np.int64)
+    np.add.at(delta, stats.lo[runs], 1)
+    np.add.at(delta, stats.hi[runs] + 1, -1)
+    counts = np.cumsum(delta[:-1])
+    others = np.flatnonzero(~stats.contiguous)
+    step = band_rows(len(others), keys)
+    for i in range(0, len(others), step):
+        counts += reading.rows_at(others[i: i + step]).sum(axis=0, dtype=np.int64)
+    return counts
