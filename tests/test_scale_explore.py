@@ -108,3 +108,17 @@ def test_print_shows_the_overview_and_the_row_in_both_languages(capsys):
         out = capsys.readouterr().out
         assert word in out and "█" in out or "░" in out
         assert max(len(line) for line in out.splitlines()[3:30]) <= 80
+
+
+def test_drill_down_cells_equal_the_explorers_table(capsys):
+    fields = dict(past=10, new=20, window=7, pad=2)
+    assert main(["json", "--past", "10", "--new", "20", "--window", "7", "--pad", "2", "--row", "3", "--key", "0"]) == 0
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    allowed = ExploreConfig(**fields).table().allowed
+    assert cells["rows"] == [3, 18] and cells["keys"] == [0, 29]  # 16 rows, every key (64 at most)
+    assert cells["visible"] == ["".join("1" if ok else "0" for ok in allowed[r]) for r in range(3, 19)]
+    assert main(["print", "--new", "131072", "--window", "4096", "--row", "4093", "--key", "0", "--width", "60"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    row = next(line for line in out if line.strip().startswith("q4099 "))
+    assert row.split()[1].startswith("····█")  # position 4099 sees keys 4..4099: 0-3 hidden
+    assert main(["print", "--new", "100", "--key", "500"]) == 2

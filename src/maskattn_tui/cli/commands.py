@@ -257,6 +257,10 @@ def _mask_doc(args, lang: str):
             if getattr(args, dest) is not None:
                 raise UsageError(t("cli.mask_only", lang, option=option))
         return None
+    if os.path.isdir(args.mask):  # a capture folder: its calls, one table at a time
+        from maskattn_tui.capture.picker import open_capture
+
+        return open_capture(args.mask)
     from maskattn_tui.doctor.mask_open import open_mask
 
     return open_mask(args.mask, args.mask_batch, args.mask_head, args.mask_scores)

@@ -248,6 +248,8 @@ def _add_row(p: argparse.ArgumentParser) -> None:
     """--row R: the selected query row of a configuration shown by blocks (scale.explore_print)."""
     p.add_argument("--row", dest="scale_row", type=_int_in(0, 1 << 20, "cli.bad_index"), metavar="R",
                    help=_h("scale.help.row"))
+    p.add_argument("--key", dest="scale_key", type=_int_in(0, 1 << 20, "cli.bad_index"), metavar="K",
+                   help=_h("scale.help.key"))
 
 
 def _check_arguments(p_check: Parser) -> None:

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 from maskattn_tui.scale.blocks import EMPTY, FULL, cdiv
 from maskattn_tui.scale.explore_big import BigConfig, big_config, overview, row_numbers
@@ -15,6 +16,8 @@ from maskattn_tui.scale.explore_big import BigConfig, big_config, overview, row_
 SCHEMA = "maskattn-explore-scale/1"
 #: Lines of the overview picture at most.
 PICTURE_ROWS = 32
+#: Rows of a drill-down into cells (--key).
+CELL_ROWS = 16
 
 
 def rules_text(config: BigConfig, lang: str) -> str:
@@ -56,7 +59,27 @@ def _runs_text(runs, limit: int = 6) -> str:
     return shown + (f", … (+{len(runs) - limit})" if len(runs) > limit else "")
 
 
-def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool) -> str:
+def cells_window(config: BigConfig, runs, row: int, key: int, width: int) -> tuple[int, int, int, int]:
+    """Rows row.. and keys key.. of a drill-down, cut at the table's edge."""
+    if not 0 <= key < config.keys:
+        raise MaskattnError("scale_key", value=key, hi=config.keys - 1)
+    label = len(f"q{config.options.past + config.rows - 1}") + 1
+    return row, min(config.rows, row + CELL_ROWS), key, min(config.keys, key + max(8, width - label - 2))
+
+
+def cells_lines(config: BigConfig, runs, window, lang: str, ascii: bool) -> list[str]:
+    r0, r1, k0, k1 = window
+    shown, hidden = ("#", ".") if ascii else ("█", "·")
+    cells = runs.band(r0, r1, k0, k1)
+    label = len(f"q{config.options.past + r1 - 1}") + 1
+    lines = [t("scale.x.cells", lang, r0=r0, r1=r1 - 1, k0=k0, k1=k1 - 1, shown=shown, hidden=hidden)]
+    for i, line in enumerate(cells):
+        lines.append(f"  {'q' + str(config.options.past + r0 + i):<{label}}" + "".join(shown if c else hidden
+                                                                                     for c in line))
+    return lines
+
+
+def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool, key: int | None = None) -> str:
     runs, blocks = overview(config)
     c = blocks.counts()
     o = config.options
@@ -80,15 +103,22 @@ def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool) -> str
                         for k, w, s, v in n.top)
         lines.append(t("scale.x.top", lang, count=len(n.top), weights=top))
         lines.append(t("scale.x.output", lang, total=f"{n.weight_sum:.6g}", output=f"{n.output:.6g}"))
+    if key is not None:
+        lines += cells_lines(config, runs, cells_window(config, runs, row, key, width), lang, ascii)
     return "\n".join(lines)
 
 
-def document(config: BigConfig, row: int) -> dict:
+def document(config: BigConfig, row: int, key: int | None = None) -> dict:
     from maskattn_tui.scale.report import blocks_json
 
     runs, blocks = overview(config)
     n = row_numbers(config, runs, row)
-    return {
+    extra = {}
+    if key is not None:  # a drill-down: the cells of rows row.., keys key.. (0/1 per cell)
+        r0, r1, k0, k1 = cells_window(config, runs, row, key, 64)
+        extra["cells"] = {"rows": [r0, r1 - 1], "keys": [k0, k1 - 1],
+                          "visible": ["".join("1" if c else "0" for c in line) for line in runs.band(r0, r1, k0, k1)]}
+    return {**extra,
         "schema": SCHEMA,
         "config": {**config.options.as_dict(), "temperature": config.temperature,
                    "empty_row_policy": config.empty_row_policy, "seed": config.seed},
@@ -118,12 +148,13 @@ def run(args, lang: str, as_json: bool) -> int:
         raise blame_option(e, given) from None
     row = getattr(args, "scale_row", None)
     row = config.rows - 1 if row is None else row
+    key = getattr(args, "scale_key", None)
     if as_json:
         from maskattn_tui.doctor.report import dumps
 
-        sys.stdout.write(dumps(document(config, row)) + "\n")
+        sys.stdout.write(dumps(document(config, row, key)) + "\n")
     else:
         width = getattr(args, "width", None) or 100
         ascii = bool(getattr(args, "ascii", False))
-        sys.stdout.write(text(config, row, lang, width, ascii) + "\n")
+        sys.stdout.write(text(config, row, lang, width, ascii, key) + "\n")
     return 0

@@ -20,4 +20,4 @@ def wants_scale(args) -> bool:
         value = given.get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value > BY_NAME[name].hi:
             return True
-    return getattr(args, "scale_row", None) is not None
+    return getattr(args, "scale_row", None) is not None or getattr(args, "scale_key", None) is not None

@@ -130,7 +130,10 @@ class MaskScreen(ThemedScreen):
         self.query_one("#mask-keys", KeyBar).model = state
         lang, tr = state.lang, Palette(glyphs=self.glyphs).tr
         name = os.path.basename(self.doc.path)
-        if self.doc.info.batch is not None:  # which slice of a 3-D / 4-D mask (b / h switch)
+        picker = getattr(self.doc, "capture", None)
+        if picker is not None:  # a capture folder: which call and slice this table is
+            name = picker.label(lang)
+        elif self.doc.info.batch is not None:  # which slice of a 3-D / 4-D mask (b / h switch)
             name += t("doctor_tui.slice.which" if self.doc.info.head is not None else "doctor_tui.slice.which3",
                       lang, batch=self.doc.info.batch, head=self.doc.info.head)
         title = tr(t("doctor_tui.title.bar", lang, file=name, view=view_line(state, lang, self.doc.tables.offset)))
@@ -174,6 +177,27 @@ class MaskScreen(ThemedScreen):
         if doc is None:
             self.app.notify(t("doctor_tui.slice.none", lang, what=t(f"doctor_tui.slice.dim{dim}", lang)),
                             markup=False)
+            return
+        show_mask(self.app, doc)
+
+    def action_mask_call(self, delta: int) -> None:
+        self._capture_step("call_step", delta)
+
+    def action_mask_distinct(self, delta: int) -> None:
+        self._capture_step("mask_step", delta)
+
+    def _capture_step(self, how: str, delta: int) -> None:
+        """n / N, m / M on a capture folder: mask mode on another call's table."""
+        picker, lang = getattr(self.doc, "capture", None), self.state.lang
+        moved = getattr(picker, how)(delta) if picker is not None else None
+        if moved is None:
+            self.app.notify(t("capture.picker.not_capture" if picker is None else "capture.picker.end", lang),
+                            markup=False)
+            return
+        try:
+            doc = moved.open()
+        except MaskattnError as e:
+            self.app.notify(e.message(lang), severity="error", markup=False)
             return
         show_mask(self.app, doc)
 
@@ -228,7 +252,12 @@ def open_mask_file(app, path: str) -> bool:
     reason in a notice (what is on screen stays)."""
     lang = app.model.lang
     try:
-        doc = open_mask(path)
+        if os.path.isdir(path):  # a capture folder (maskattn-tui capture)
+            from maskattn_tui.capture.picker import open_capture
+
+            doc = open_capture(path)
+        else:
+            doc = open_mask(path)
     except MaskattnError as e:
         app.notify(e.message(lang), title=t("doctor_tui.open_failed", lang), severity="error", markup=False,
                    timeout=10)
