@@ -85,8 +85,8 @@ COMMANDS: tuple[Command, ...] = (
     _c("scroll_down", "shift+down", "shift+↓", "scroll_grid(0,3)", ALL, "tui.key.scroll_down"),
     _c("bars_up", "left_square_bracket", "[", "scroll_bars(-1)", ALL, "tui.key.bars_up"),
     _c("bars_down", "right_square_bracket", "]", "scroll_bars(1)", ALL, "tui.key.bars_down"),
-    _c("page_up", "pageup", "pgup", "scroll_side(-1)", ALL, "tui.key.page_up"),
-    _c("page_down", "pagedown", "pgdn", "scroll_side(1)", ALL, "tui.key.page_down"),
+    _c("page_up", "pageup", "pgup", "scroll_side(-1)", BOTH, "tui.key.page_up"),
+    _c("page_down", "pagedown", "pgdn", "scroll_side(1)", BOTH, "tui.key.page_down"),
     _c("leave", "escape", "esc", "leave_controls", ONLY_EXPLORE, "tui.x.key.leave"),
     # mask mode: the selection moves over keys too; blocks; drill-down
     _c("mask_left", "left", "←", "mask_col(-1)", ONLY_MASK, "doctor_tui.key.left", "col", 4, "doctor_tui.short.col"),
@@ -101,6 +101,18 @@ COMMANDS: tuple[Command, ...] = (
        "doctor_tui.short.drill"),
     _c("mask_back", "escape,backspace", "esc", "mask_back", ONLY_MASK, "doctor_tui.key.back", "back", 2,
        "doctor_tui.short.back"),
+    # mask mode: a big mask is crossed by pages, ends and a go-to, not 16k presses
+    _c("mask_first", "home", "home", "mask_edge(0,0)", ONLY_MASK, "tui.m.key.first_row"),
+    _c("mask_last", "end", "end", "mask_edge(0,1)", ONLY_MASK, "tui.m.key.last_row"),
+    _c("mask_page_up", "pageup", "pgup", "mask_page(-1,0)", ONLY_MASK, "tui.m.key.page_up"),
+    _c("mask_page_down", "pagedown", "pgdn", "mask_page(1,0)", ONLY_MASK, "tui.m.key.page_down"),
+    _c("mask_key_first", "shift+home", "shift+home", "mask_edge(1,0)", ONLY_MASK, "tui.m.key.first_key"),
+    _c("mask_key_last", "shift+end", "shift+end", "mask_edge(1,1)", ONLY_MASK, "tui.m.key.last_key"),
+    _c("mask_keys_back", "ctrl+left", "ctrl+←", "mask_page(0,-1)", ONLY_MASK, "tui.m.key.keys_back"),
+    _c("mask_keys_on", "ctrl+right", "ctrl+→", "mask_page(0,1)", ONLY_MASK, "tui.m.key.keys_on"),
+    _c("mask_goto", "g", "g", "mask_goto", ONLY_MASK, "tui.m.key.goto", "goto", 7, "tui.m.short.goto"),
+    _c("mask_explain_up", "left_curly_bracket", "{", "mask_explain(-1)", ONLY_MASK, "tui.m.key.explain_up"),
+    _c("mask_explain_down", "right_curly_bracket", "}", "mask_explain(1)", ONLY_MASK, "tui.m.key.explain_down"),
     # mask mode: another (batch, head) slice of a 3-D / 4-D mask (help only, not the footer)
     _c("slice_batch", "b", "b", "mask_slice(0,1)", ONLY_MASK, "doctor_tui.key.batch_next"),
     _c("slice_batch_back", "B", "B", "mask_slice(0,-1)", ONLY_MASK, "doctor_tui.key.batch_back"),
@@ -136,12 +148,20 @@ class FooterEntry:
     priority: int
 
 
+#: A slot's footer priority in one mode, where it differs from the table's:
+#: mask mode keeps L and o at 80 columns (a mask is opened and read in
+#: either language there too).
+MODE_PRIORITY = {(MASK, "lang"): 3, (MASK, "open"): 3}
+
+
 def footer_entries(mode: str) -> list[FooterEntry]:
     """The footer's entries for `mode`, in table order (each slot once)."""
     entries: dict[str, FooterEntry] = {}
     for c in COMMANDS:
         if c.slot is None or not available(c, mode):
             continue
+        if (mode, c.slot) in MODE_PRIORITY:
+            c = Command(**{**c.__dict__, "priority": MODE_PRIORITY[(mode, c.slot)]})
         if c.slot in entries:
             e = entries[c.slot]
             keys = e.keys if c.display in e.keys else (*e.keys, c.display)

@@ -110,6 +110,24 @@ class MaskState:
         """The first or the last row of the view (home / end)."""
         return replace(self, row=self.shape[0] - 1 if last else 0)
 
+    def to_key_edge(self, last: bool) -> MaskState:
+        """The first or the last key (column) of the view."""
+        return replace(self, col=self.shape[1] - 1 if last else 0)
+
+    def page(self, d_rows: int, d_cols: int) -> MaskState:
+        """A page of rows (the rows the grid shows) or of keys, up or down."""
+        return self.move(d_rows * max(1, self.fit[0] - 1), d_cols * max(1, self.fit[1] - 1))
+
+    def goto(self, row: int, key: int) -> MaskState:
+        """Select the cell (row, key) of the mask, clamped to it: its cell in
+        a drill-down that holds it, else the block holding it."""
+        row, key = min(max(0, row), self.rows - 1), min(max(0, key), self.keys - 1)
+        if self.window is not None:
+            r0, r1, c0, c1 = self.window
+            if r0 <= row < r1 and c0 <= key < c1:
+                return replace(self, row=row - r0, col=key - c0)
+        return self._at(self.size, (row, key))
+
     def resize(self, step: int) -> MaskState:
         """The next bigger (+1) or smaller (-1) block size; leaves auto and
         any drill-down."""

@@ -230,12 +230,24 @@ class MaskScreen(ThemedScreen):
         bars = self.query_one("#mask-bars")
         bars.scroll_relative(y=pages * max(1, bars.size.height - 1), animate=False)
 
-    def action_scroll_side(self, pages: int) -> None:
+    def action_mask_explain(self, pages: int) -> None:
         pane = self.query_one("#mask-explain")
         if pages < 0:
             pane.scroll_page_up(animate=False)
         else:
             pane.scroll_page_down(animate=False)
+
+    # Home/End, PgUp/PgDn, their key-axis twins and g (tui/mask_goto.py).
+    def action_mask_edge(self, axis: int, last: int) -> None:
+        self.state = self.state.to_key_edge(bool(last)) if axis else self.state.to_edge(bool(last))
+
+    def action_mask_page(self, d_rows: int, d_cols: int) -> None:
+        self.state = self.state.page(d_rows, d_cols)
+
+    def action_mask_goto(self) -> None:
+        from maskattn_tui.tui.mask_goto import ask_goto
+
+        ask_goto(self)
 
 
 def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:

@@ -142,7 +142,13 @@ class MaskExplainView(MaskView):
         return (state, self.width())
 
     def build(self, state: MaskState) -> Block:
-        return explanation(self.doc, state, self.palette(), self.width())
+        from maskattn_tui.render.grid_lines import TextBlock
+        from maskattn_tui.tui.mask_stats import stats_lines
+
+        palette, width = self.palette(), self.width()
+        told = explanation(self.doc, state, palette, width)
+        # FlexAttention's block statistics first: what `print(block_mask)` says.
+        return TextBlock([*stats_lines(self.doc.tables, state.lang, palette, width), *told.lines])
 
     def row_moved(self, old: MaskState, new: MaskState) -> None:
         self.refresh()
