@@ -1,12 +1,12 @@
 """The command line: misuse gives one line and exit 2; outputs are right."""
 
-import os
 import subprocess
 import sys
 
 import pytest
 
 from maskattn_tui.cli import main
+from helpers import run_cli
 
 MISUSE = [
     ["--step", "0"], ["--step", "6"], ["--step", "x"], ["--lang", "fr"], ["bogus"],
@@ -17,9 +17,7 @@ MISUSE = [
 ]
 
 
-def run(*argv, env=None):
-    return subprocess.run([sys.executable, "-m", "maskattn_tui", *argv], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=60)
+run = run_cli  # the command as a user runs it, in this environment (plus `env`)
 
 
 @pytest.mark.parametrize("argv", MISUSE, ids=[" ".join(a) for a in MISUSE])

@@ -14,14 +14,12 @@ import sys
 import pytest
 
 from maskattn_tui.cli import main
-
-EXE = [sys.executable, "-m", "maskattn_tui"]
+from helpers import EXE, run_cli
 
 
 def run(*argv, env=None, **kwargs):
-    kwargs.setdefault("capture_output", True)
-    return subprocess.run([*EXE, *argv], text=True, env={**os.environ, "LC_ALL": "C.UTF-8", **(env or {})},
-                          **{"timeout": 60, **kwargs})
+    """The command in the C.UTF-8 locale (plus `env`)."""
+    return run_cli(*argv, env={"LC_ALL": "C.UTF-8", **(env or {})}, **kwargs)
 
 
 def out_of(argv) -> str:

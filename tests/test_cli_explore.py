@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,12 +12,12 @@ import sys
 import pytest
 from rich.cells import cell_len
 
+from helpers import LOCALE_VARS, run_cli
+
 
 def run(*argv, env=None):
-    full_env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LC_CTYPE")}
-    full_env.update({"LANG": "en_US.UTF-8", "NO_COLOR": "1", **(env or {})})
-    return subprocess.run([sys.executable, "-m", "maskattn_tui", *argv], capture_output=True, text=True,
-                          env=full_env, timeout=120)
+    """In English by LANG (no LC_* variable over it), without colour (plus `env`)."""
+    return run_cli(*argv, env={"LANG": "en_US.UTF-8", "NO_COLOR": "1", **(env or {})}, drop=LOCALE_VARS)
 
 
 def strict_json(text: str) -> dict:
