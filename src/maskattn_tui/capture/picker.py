@@ -1,0 +1,77 @@
+"""`maskattn-tui --mask DIR` (and `o` on a capture folder): mask mode on a
+capture, one call's slice at a time. The picker lists every (call, batch
+row, head) slice of the calls that stand for one attention each; n / N go
+to the next / previous call, m / M to the next / previous distinct mask
+(its first call). Each step opens that slice's table as mask mode opens a
+file (doctor.mask_open), with the picker on the document."""
+
+from __future__ import annotations
+
+from maskattn_tui.capture import manifest
+from maskattn_tui.capture.findings import primary
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
+
+
+class CallPicker:
+    def __init__(self, folder: str, document: dict, index: int = 0) -> None:
+        self.folder = folder
+        self.document = document
+        self.entries: list[tuple[dict, int, int, str]] = []
+        for call in primary(document["calls"]):
+            mask = call.get("mask") or {}
+            for b, row in enumerate(mask.get("hashes", [])):
+                for h, digest in enumerate(row):
+                    self.entries.append((call, b, h, digest))
+        if not self.entries:
+            raise MaskattnError("capture_no_masks", folder=folder)
+        self.distinct = list(dict.fromkeys(e[3] for e in self.entries))
+        self.index = index
+
+    @property
+    def entry(self) -> tuple[dict, int, int, str]:
+        return self.entries[self.index]
+
+    def _moved(self, index: int) -> "CallPicker | None":
+        if index == self.index or not 0 <= index < len(self.entries):
+            return None
+        return CallPicker(self.folder, self.document, index)
+
+    def call_step(self, delta: int) -> "CallPicker | None":
+        """The first slice of the next (previous) call."""
+        current = self.entry[0]["call"]
+        calls = list(dict.fromkeys(e[0]["call"] for e in self.entries))
+        at = calls.index(current) + delta
+        if not 0 <= at < len(calls):
+            return None
+        return self._moved(next(i for i, e in enumerate(self.entries) if e[0]["call"] == calls[at]))
+
+    def mask_step(self, delta: int) -> "CallPicker | None":
+        """The first use of the next (previous) distinct mask."""
+        at = self.distinct.index(self.entry[3]) + delta
+        if not 0 <= at < len(self.distinct):
+            return None
+        return self._moved(next(i for i, e in enumerate(self.entries) if e[3] == self.distinct[at]))
+
+    def open(self):
+        from maskattn_tui.doctor.mask_open import open_mask
+
+        doc = open_mask(manifest.mask_path(self.folder, self.entry[3]))
+        doc.capture = self
+        return doc
+
+    def label(self, lang: str) -> str:
+        from maskattn_tui.capture.summary import steps_text
+
+        call, b, h, digest = self.entry
+        calls = list(dict.fromkeys(e[0]["call"] for e in self.entries))
+        return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
+                 calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
+                 steps=steps_text([call], lang), kind=call["kind"], q=call["q_len"], k=call["k_len"], b=b, h=h,
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct),
+                 source=t(f"capture.source.{(call.get('mask') or {}).get('from', 'attn_mask')}", lang))
+
+
+def open_capture(folder: str):
+    """Mask mode's document for a capture folder: its first call's first slice."""
+    return CallPicker(folder, manifest.load(folder)).open()
