@@ -62,8 +62,11 @@ def test_a_leak_that_is_also_a_prefix_names_both_readings():
 
 def test_more_rows_than_keys_has_no_negative_cache():
     d = diagnose(np.ones((7, 3), dtype=bool))
-    assert "top-left" not in d.codes() and d.family == "cross-attention"
+    assert "top-left" not in d.codes() and d.family == "cross-attention" and d.offset == 0
     assert all("-4" not in finding_message(f, d, "en") for f in d.findings)
+    d = diagnose(np.tril(np.ones((7, 3), dtype=bool)))  # is_causal=True with 7 queries, 3 keys
+    assert (d.family, d.alignment.alignment, d.fit.comparison.count) == ("causal", "top-left", 0)
+    assert errors(d) == [] and "top-left" not in d.codes()
 
 
 def four_d(tmp_path):

@@ -163,7 +163,7 @@ def _offsets(stats: RowStats, rows: int, keys: int) -> list[int]:
     """Causal alignments worth trying: bottom-right (S - L), top-left (0),
     and the commonest last-key minus row (a static cache's filled keys)."""
     out = [keys - rows]
-    if keys > rows:
+    if keys != rows:  # top-left: with more rows than keys, the rows past the keys see them all
         out.append(0)
     rows_seen = ~stats.empty & stats.contiguous
     inferred = _mode(np.maximum(0, (stats.hi - np.arange(rows))[rows_seen]))
@@ -235,12 +235,12 @@ def _tree_maker(reading: Reading, padded: Rule) -> Callable[[], Rule]:
 
 def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray) -> Iterator[tuple[str, int, Rule]]:
     rows, keys = reading.rows, reading.keys
-    for offset in sorted({keys - rows, 0}, reverse=True):
+    for offset in sorted({max(0, keys - rows), 0}, reverse=True):
         base = Rule(rows=rows, keys=keys, offset=offset, causal=False)
         p = np.arange(rows) + offset
         for pad, side, gaps in pad_options(seen, keys - 1):
             padded = base.replace(pad=pad, pad_side=side, gaps=gaps)
-            if offset == keys - rows:
+            if offset == max(0, keys - rows):  # (no alignment: row labels start at 0 when Q > K)
                 yield "bidirectional", *_costed(padded)
             start = pad if side == "left" else 0
             end = keys - 1 - (pad if side == "right" else 0)

@@ -72,6 +72,10 @@ class MaskTables:
         self.exact = diagnosis.fit.comparison.count == 0 and not self.realigned
         pad = diagnosis.pad_keys
         self.pad_keys = (0, 0) if pad is None else (int(pad[0]), int(pad[1]))
+        #: every PAD key (the edge run and the runs between real keys), for the "P" reason
+        self._pad = np.zeros(self.keys, dtype=bool)
+        for a, b in getattr(diagnosis, "pad_runs", ()):
+            self._pad[a:b] = True
         #: Hidden cells in a query's future are "future" only under a causal reading.
         self.causal = bool(self.rule.causal) or self.rule.tree is not None
         self._blocks: dict[int, BlockCounts] = {}
@@ -104,7 +108,7 @@ class MaskTables:
         allowed = self.table(which, r0, r1, c0, c1)
         k = np.arange(c0, c1)[None, :]
         future = (k > (np.arange(r0, r1) + self.offset)[:, None]) if self.causal else np.zeros_like(allowed)
-        pad = np.broadcast_to((k >= self.pad_keys[0]) & (k < self.pad_keys[1]), allowed.shape)
+        pad = np.broadcast_to(self._pad[c0:c1][None, :], allowed.shape)
         why = np.where(future & pad, FUTURE_PAD, np.where(future, FUTURE, np.where(pad, PAD, HIDDEN)))
         return np.where(allowed, ALLOWED, why).astype(np.uint8)
 
@@ -112,7 +116,8 @@ class MaskTables:
         return self.user(r0, r1, c0, c1) != self.rule_table(r0, r1, c0, c1)
 
     def row_is_pad(self, row: int) -> bool:
-        return self.pad_keys[0] <= row + self.offset < self.pad_keys[1]
+        position = row + self.offset
+        return 0 <= position < self.keys and bool(self._pad[position])
 
     # -- blocks ----------------------------------------------------------------
     @cached_property
