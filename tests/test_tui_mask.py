@@ -129,7 +129,7 @@ async def test_the_language_follows_into_the_figure(leak):
         await pilot.pause()
         screen = app.screen
         assert screen.state.lang == "zh"
-        assert "你的 mask" in text_of(screen.query_one("#mask-grid"))
+        assert "你的掩码" in text_of(screen.query_one("#mask-grid"))
         assert "发现" in text_of(screen.query_one("#mask-explain"))
         await pilot.press("escape")
         await pilot.pause()
