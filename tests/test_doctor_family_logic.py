@@ -162,3 +162,19 @@ def test_load_mask_slices_still_work(tmp_path):
     path = four_d(tmp_path)
     mask, info = load_mask(path, batch=1, head=0)
     assert diagnose(mask, source=info).pad_runs == ((0, 2),)
+
+
+def test_documents_with_a_window_beat_a_window_with_stray_cells():
+    q, k = grid(10)
+    doc = np.repeat([0, 1, 2, 3], [3, 2, 4, 1])
+    d = diagnose((k <= q) & (doc[k] == doc[q]) & (q - k < 2))  # FlexAttention's documents & window 2
+    assert (d.family, d.documents, d.window, d.fit.comparison.count) == ("documents", (3, 2, 4, 1), 2, 0)
+    assert errors(d) == []
+
+
+def test_strict_applies_to_a_hugging_face_pair(capsys):
+    # left padding with arange position ids: positions-shifted, an error of the pair
+    argv = ["doctor", "--attention-mask", "0,0,1,1,1", "--position-ids", "0,1,2,3,4"]
+    assert main(argv) == 0
+    assert main([*argv, "--strict"]) == 1
+    assert main(["doctor", "--attention-mask", "0,0,1,1,1", "--position-ids", "0,0,0,1,2", "--strict"]) == 0
