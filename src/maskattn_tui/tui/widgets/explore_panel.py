@@ -40,6 +40,8 @@ FIRST_PATTERN = "window"
 #: Experiment name -> its binding id (for the key shown beside it, when it has one).
 EXPERIMENT_KEYS = {name: "x." + name.replace("-", "_") for name in EXPERIMENTS}
 _BOUND = {b.id for b in EXPLORE_BINDINGS}
+#: Before the focused tick (one cell, like the half block it replaces).
+FOCUS_MARK = "▸"
 
 
 class Tick(Checkbox):
@@ -58,6 +60,10 @@ class Tick(Checkbox):
 
     @property
     def BUTTON_LEFT(self) -> str:  # type: ignore[override]  # noqa: N802
+        # Focused: a pointer, not only a shade (Textual's label style loses
+        # its reverse when drawn), so it shows under NO_COLOR too.
+        if self.has_focus:
+            return ">" if self._ascii else FOCUS_MARK
         return "[" if self._ascii else Checkbox.BUTTON_LEFT
 
     @property
@@ -95,6 +101,10 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         & #x-preset-label { width: 100%; color: $accent; }
         & #x-overrides, & #x-problem { height: auto; width: 100%; }
         & #x-problem { margin-top: 0; }
+        /* The focused control is marked by reverse video, not only a
+           shade: visible under 16 colours and NO_COLOR too. */
+        & Select:focus > SelectCurrent { text-style: reverse bold; }
+        & Input:focus { text-style: bold underline; }
     }
     ExplorePanel.-ascii { border-right: ascii $primary; }
     """
