@@ -282,3 +282,52 @@ def test_importing_capture_does_not_import_torch():
     code = "import sys, maskattn_tui.capture, maskattn_tui\nmaskattn_tui.capture\nprint('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout == "False\n"
+
+
+def test_capture_strings_have_both_languages_and_the_same_placeholders():
+    import json
+    import string
+    from importlib import resources
+
+    raw = json.loads((resources.files("maskattn_tui") / "data" / "strings" / "capture.json").read_text("utf-8"))
+
+    def names(text):
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    assert raw and all(set(texts) == {"en", "zh"} for texts in raw.values())
+    assert {key: names(v["zh"]) for key, v in raw.items()} == {key: names(v["en"]) for key, v in raw.items()}
+
+
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
+def test_a_blockmask_reused_for_a_new_batch_is_caught(tmp_path):
+    """The BlockMask built for batch 1's documents, reused for batch 2 after
+    its document ids were overwritten in place: the mask_mod now reads batch
+    2's documents (what eager flex applies), the block lists are still batch
+    1's (what compiled flex would apply): the capture counts the cells."""
+    from torch.nn.attention.flex_attention import create_block_mask, create_mask, flex_attention
+
+    documents = torch.tensor([0] * 8 + [1] * 8)
+
+    def same_document(b, h, q_idx, kv_idx):
+        return documents[q_idx] == documents[kv_idx]
+
+    block = create_block_mask(same_document, None, None, 16, 16, device="cpu", BLOCK_SIZE=4)
+    q = torch.randn(1, 1, 16, 4)
+    with capture(tmp_path) as cap:
+        flex_attention(q, q, q, block_mask=block)
+        first = create_mask(same_document, 1, 1, 16, 16, device="cpu")[0, 0].numpy()
+        documents.copy_(torch.tensor([0] * 4 + [1] * 12))  # batch 2, the same BlockMask
+        flex_attention(q, q, q, block_mask=block)
+        second = create_mask(same_document, 1, 1, 16, 16, device="cpu")[0, 0].numpy()
+    calls = [c for c in cap.calls if c["kind"] == "flex"]
+    assert [c["block_mask"]["identity"] for c in calls][0] == calls[1]["block_mask"]["identity"]
+    assert np.array_equal(table(tmp_path, calls[0]), first) and np.array_equal(table(tmp_path, calls[1]), second)
+    assert (calls[0]["block_mask"]["lists_lost"], calls[0]["block_mask"]["lists_gained"]) == (0, 0)
+    # tokens 4-7 joined document 1. In blocks the lists skip: rows 4-7 x keys 8-15 and rows 8-15 x
+    # keys 4-7 (64 cells now visible); in blocks the lists call full: rows 0-3 x keys 4-7 and rows
+    # 4-7 x keys 0-3 (32 cells now hidden)
+    lost = int((second & ~first).sum())
+    gained = int((~second & first).sum())
+    assert (calls[1]["block_mask"]["lists_lost"], calls[1]["block_mask"]["lists_gained"]) == (lost, gained) == (64, 32)
+    found = cross_call(cap.calls, {})
+    assert [(f["code"], f["calls"]) for f in found] == [("blockmask-lists", [calls[1]["call"]])]
