@@ -70,3 +70,12 @@ async def drained(pilot, rounds: int = 3) -> None:
     passes of the pilot's wait for every widget's queue, no timed sleep."""
     for _ in range(rounds):
         await pilot.pause()
+
+
+def seeded(max_examples: int):
+    """Hypothesis settings for a test that used to loop over seeds: the same
+    examples every run (derandomize: CI and a laptop agree), no example
+    database written into the checkout, no deadline (a loaded machine)."""
+    from hypothesis import settings
+
+    return settings(max_examples=max_examples, derandomize=True, database=None, deadline=None)

@@ -5,14 +5,15 @@ run through FlexAttention's create_mask, reproducing the table."""
 from __future__ import annotations
 
 import ast
-import random
 
 import pytest
+from hypothesis import given
 
 from maskattn_tui.explore.api_lens import LENS_NAMES, lens
 from maskattn_tui.explore.config import ExploreConfig
 
-from test_mask_patterns import random_config
+from helpers import seeded
+from test_mask_patterns import CONFIGS
 
 
 def run_mask_mod(source: str, new: int, length: int) -> list[list[bool]]:
@@ -37,9 +38,9 @@ def check_only_torch_and_literals(source: str) -> None:
     assert [a.arg for a in funcs[0].args.args] == ["b", "h", "q_idx", "kv_idx"]
 
 
-@pytest.mark.parametrize("seed", range(120))
-def test_the_flex_source_reproduces_the_table(seed):
-    config = random_config(random.Random(1000 + seed))
+@seeded(120)
+@given(config=CONFIGS)
+def test_the_flex_source_reproduces_the_table(config):
     table = config.table()
     entry = lens(table, "flex")
     source = entry["value"]
