@@ -79,3 +79,24 @@ def seeded(max_examples: int):
     from hypothesis import settings
 
     return settings(max_examples=max_examples, derandomize=True, database=None, deadline=None)
+
+
+#: A visibility table's row as the line blocks draw it: the selection and
+#: focus marks, the label (a query, or an experiment's "row 0 as pos 0"),
+#: PAD when the query sits on a PAD position, the rule, then the cells.
+_TABLE_ROW = r"^[▶> ][●* ] (q\d+|row \d+ as pos \d+)(?: PAD)?\s*[│|](.*)$"
+_CELL = r"(✓|\+|F|P|FP)!?"
+
+
+def grid_rows(text: str) -> list[tuple[str, list[str]]]:
+    """The rows of the visibility tables drawn in `text`, in order: (label,
+    cells); a line that looks like a row but holds other things is not one."""
+    import re
+
+    out = []
+    for line in text.splitlines():
+        m = re.match(_TABLE_ROW, line)
+        cells = m.group(2).split() if m else []
+        if cells and all(re.fullmatch(_CELL, c) for c in cells):
+            out.append((m.group(1), cells))
+    return out

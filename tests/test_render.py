@@ -12,6 +12,7 @@ from maskattn_tui.render.figure_lines import Room, build_figure
 from maskattn_tui.render.palette import ASCII, Palette, default_palette
 from maskattn_tui.lesson.f12 import load_f12
 from maskattn_tui.lesson.stepview import build_view
+from helpers import grid_rows
 
 
 def mask_grid(view, row, lang, palette):
@@ -37,21 +38,11 @@ def view(step):
     return build_view(f.steps[step - 1], len(f.steps))
 
 
-def grid_rows(text):
-    """The glyph rows of a table: its label, and the cells after the rule."""
-    rows = {}
-    for line in text.splitlines():
-        m = re.match(r"^[▶> ][●* ] (q\d+)(?: PAD)?\s*[│|](.*)$", line)
-        if m:
-            rows[m.group(1)] = m.group(2).split()
-    return rows
-
-
 @pytest.mark.parametrize("step", [1, 2, 3])
 def test_grid_shows_the_causal_triangle(step):
     text = render(mask_grid(view(step), step - 1, "en", default_palette()))
     expected = {f"q{i}": ["✓" if j <= i else "F" for j in range(3)] for i in range(3)}
-    assert grid_rows(text) == expected
+    assert dict(grid_rows(text)) == expected
     focus_line = next(line for line in text.splitlines() if f"q{step - 1} " in line)
     assert "▶" in focus_line and "●" in focus_line
 
@@ -63,7 +54,7 @@ def test_grid_marks_pad_and_both():
                     query_positions=(1, 2), key_positions=(0, 1, 2), key_is_pad=(False, False, True),
                     empty_row_policy="zeros", title={"en": ""}, condition={"en": ""}, caption={"en": ""})
     text = render(mask_grid(build_view(spec, 1), 0, "en", default_palette()))
-    assert grid_rows(text) == {"q1": ["✓", "✓", "FP"], "q2": ["✓", "✓", "P"]}
+    assert dict(grid_rows(text)) == {"q1": ["✓", "✓", "FP"], "q2": ["✓", "✓", "P"]}
     assert re.search(r"q2 PAD\s*│", text)  # the query's own position 2 is the PAD key's
 
 

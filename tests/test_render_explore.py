@@ -14,6 +14,7 @@ from maskattn_tui.explore import ExploreConfig, causal_off, leak_probe, offset_b
 from maskattn_tui.render.experiments import experiment_view
 from maskattn_tui.render.lens import api_lens_view
 from maskattn_tui.render.palette import default_palette
+from helpers import grid_rows
 
 WIDE = 200
 
@@ -250,17 +251,6 @@ def test_leak_probe_without_a_future_key():
     text = render(experiment_view("leak-probe", leak_probe(ExploreConfig(past=4, new=1)), "en",
                                   default_palette(color=False)))
     assert "nothing can leak" in text
-
-
-def grid_rows(text: str) -> list[tuple[str, list[str]]]:
-    """Visibility grids stacked (narrow page): (row label, cells) in order."""
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"^[▶> ][●* ] (q\d+|row \d+ as pos \d+)(?: PAD)?\s*[│|](.*)$", line)
-        cells = m.group(2).split() if m else []
-        if cells and all(re.fullmatch(r"(✓|\+|F|P|FP)!?", c) for c in cells):
-            out.append((m.group(1), cells))
-    return out
 
 
 def glyph_bits(cells):
