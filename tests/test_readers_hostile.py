@@ -473,3 +473,35 @@ def test_the_hf_table_built_in_bands_is_hf_rule(monkeypatch):
         q = np.arange(keys - past)[:, None] + past
         expected = (np.arange(keys)[None, :] <= q) & (am[None, :] == 1)  # masking_utils: kv <= q and padding
         assert (module.hf_pair(am.tolist(), past=past).table == expected).all()
+
+
+# --- --scores -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf], ids=["nan", "+inf", "-inf"])
+def test_scores_not_finite_at_a_visible_cell_are_refused_before_the_app(tmp_path, capsys, value):
+    np.save(tmp_path / "m.npy", CAUSAL)
+    scores = np.zeros((4, 4))
+    scores[2, 1] = value  # q2 reads k1
+    np.save(tmp_path / "s.npy", scores)
+    from maskattn_tui.doctor.mask_open import open_mask
+
+    with pytest.raises(MaskattnError, match="row 2, key 1"):  # before: accepted, then NaN weights at the first draw
+        open_mask(str(tmp_path / "m.npy"), scores=str(tmp_path / "s.npy"))
+    assert main(["--mask", str(tmp_path / "m.npy"), "--scores", str(tmp_path / "s.npy")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "row 2, key 1" in err and str(value) in err
+
+
+def test_scores_not_finite_at_hidden_cells_are_kept(tmp_path):
+    from maskattn_tui.doctor.mask_open import open_mask
+
+    np.save(tmp_path / "m.npy", CAUSAL)
+    scores = np.where(CAUSAL, np.arange(16.0).reshape(4, 4), -np.inf)  # a mask added to the scores
+    scores[0, 3] = np.nan
+    np.save(tmp_path / "s.npy", scores)
+    doc = open_mask(str(tmp_path / "m.npy"), scores=str(tmp_path / "s.npy"))
+    for row in range(4):
+        weights = doc.weights(row).weights
+        expected = np.exp(scores[row, : row + 1] - scores[row, row])
+        assert np.allclose(weights[: row + 1], expected / expected.sum()) and (weights[row + 1:] == 0).all()

@@ -17,6 +17,8 @@ from maskattn_tui.doctor.diagnosis import diagnose
 from maskattn_tui.doctor.mask_bars import RowWeights, check_scores, row_weights
 from maskattn_tui.doctor.mask_tables import MaskTables
 from maskattn_tui.doctor.read import MaskInfo, load_mask
+from maskattn_tui.doctor.representation import bands
+from maskattn_tui.errors import MaskattnError
 
 #: Rows whose weights are kept (a row move back and forth computes none).
 WEIGHTS_KEPT = 8
@@ -57,8 +59,24 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
         array, score_info = load_mask(scores, batch if batch is not None else None, head)
         given = check_scores(array, diag.shape, score_info.path)
     tables = MaskTables(mask, diag)
+    if given is not None:
+        check_finite(tables, given, scores)
     tables.base  # the one pass of block counts, now rather than at the first drawing
     return MaskDoc(info, tables, given, scores)
+
+
+def check_finite(tables: MaskTables, scores: np.ndarray, name: str) -> None:
+    """A score the softmax reads (a visible cell) must be finite: NaN or
+    +-inf there would make the row's weights NaN at the first drawing.
+    Hidden cells may hold anything (a mask added to the scores: -inf)."""
+    keys = tables.keys
+    for r0, r1 in bands(tables.rows, keys):
+        band = np.asarray(scores[r0:r1] if scores.ndim == 2 else scores[None, :])
+        bad = tables.user(r0, r1, 0, keys) & ~np.isfinite(band)
+        if bad.any():
+            row, key = (int(i) for i in np.argwhere(bad)[0])
+            value = band[row if band.shape[0] > 1 else 0, key]
+            raise MaskattnError("mask_scores_nonfinite", file=name, row=r0 + row, col=key, value=str(value))
 
 
 def other_slice(doc: MaskDoc, dim: int, delta: int) -> MaskDoc | None:
