@@ -122,3 +122,10 @@ def test_drill_down_cells_equal_the_explorers_table(capsys):
     row = next(line for line in out if line.strip().startswith("q4099 "))
     assert row.split()[1].startswith("····█")  # position 4099 sees keys 4..4099: 0-3 hidden
     assert main(["print", "--new", "100", "--key", "500"]) == 2
+
+
+def test_an_overview_of_a_million_positions_keeps_its_block_map_small(capsys):
+    assert main(["json", "--past", "0", "--new", "1048576", "--chunk", "65536", "--row", "70000"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["blocks"]["block_size"] == [512, 512] and doc["blocks"]["total"] == 2048 * 2048
+    assert doc["row"]["count"] == 70000 - 65536 + 1 and doc["row"]["runs"] == [[65536, 70000]]

@@ -177,6 +177,7 @@ def test_text_report_in_both_languages(mods, capsys):
     (["{mods}:causal", "--q-len", "0", "--kv-len", "8"], "--q-len"),
     (["{mods}:causal", "--q-len", "8", "--kv-len", "99999999"], "must be 1 to"),
     (["{dir}/mask.npy", "--q-len", "8"], "--q-len is for a mask_mod"),
+    (["{mods}:causal", "--q-len", "131072", "--kv-len", "131072", "--block", "16"], "choose a larger --block"),
 ])
 def test_bad_input_is_one_line_and_exit_2(mods, tmp_path, capsys, argv, says):
     bad = tmp_path / "bad.py"

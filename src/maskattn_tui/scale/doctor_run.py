@@ -22,6 +22,8 @@ from maskattn_tui.scale.tiles import TILE_CELLS, scan
 
 #: The longest side accepted (as explore.fields.MASK_MAX).
 MAX_LEN = 1 << 20
+#: Blocks at most (Q x K at the block size): the map and its int64 sums are O(blocks).
+MAX_BLOCKS = 1 << 24
 
 
 def _write(text: str) -> None:
@@ -36,6 +38,9 @@ def _lengths(args) -> tuple[int, int, int, int]:
         if not 1 <= value <= MAX_LEN:
             raise MaskattnError("scale_length", option=option, value=value, hi=MAX_LEN)
     block = getattr(args, "block", None) or 128
+    blocks = -(-q_len // block) * -(-kv_len // block)
+    if blocks > MAX_BLOCKS:  # the block map and its sums are O(blocks)
+        raise MaskattnError("scale_blocks", block=block, blocks=blocks, most=MAX_BLOCKS)
     return q_len, kv_len, block, block
 
 

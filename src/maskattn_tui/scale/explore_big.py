@@ -124,6 +124,18 @@ def row_numbers(config: BigConfig, runs: Runs, row: int) -> RowNumbers:
                       float(math.fsum(weights * v)), None)
 
 
-def overview(config: BigConfig, block: int = BLOCK) -> tuple[Runs, BlockMap]:
+#: Blocks the overview holds at most: beyond, its block size doubles (from BLOCK).
+MAX_BLOCKS = 1 << 22
+
+
+def overview_block(rows: int, keys: int) -> int:
+    block = BLOCK
+    while -(-rows // block) * -(-keys // block) > MAX_BLOCKS:
+        block *= 2
+    return block
+
+
+def overview(config: BigConfig, block: int | None = None) -> tuple[Runs, BlockMap]:
     runs = rule_runs(config.rule)
+    block = block or overview_block(config.rows, config.keys)
     return runs, from_runs(runs, block, block)
