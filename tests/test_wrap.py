@@ -86,3 +86,17 @@ def test_text_without_cjk_breaks_as_with_the_cjk_pattern():
         assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in full.finditer(text)], text
     assert plain > 2000
     assert wrap._token_pattern("中文，好").pattern == wrap._TOKEN_PATTERN
+
+
+@pytest.mark.parametrize("width", [4, 6, 7, 9])
+def test_help_and_the_drawings_break_lines_alike(width):
+    # one line breaker (issue 19): --help's wrapping and the panes' lines
+    from maskattn_tui.cli.help_wrap import wrap
+    from maskattn_tui.render.blocks import wrap_text
+
+    texts = ["他说“引号里的话”然后结束。", "键‘a’与（括号）里的字", "PAD Key（位置 0）被屏蔽；", "100% 的权重】在这里"]
+    for text in texts:
+        drawn = ["".join(s.text for s in line) for line in wrap_text(text, width)]
+        assert wrap(text, width) == drawn, text
+        for line in drawn[1:]:
+            assert line[:1] not in CLOSING, (text, drawn)  # never a closing mark first

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from rich.segment import Segment
 from rich.style import Style
 
-from maskattn_tui.render.wrap import break_offsets
+from maskattn_tui.cjk_wrap import break_offsets
 
 Line = list[Segment]
 
@@ -63,7 +63,7 @@ def window_of(line: Line, frozen: int, x: int, width: int) -> Line:
 
 
 def wrap_text(text: str, width: int, style: Style | None = None) -> list[Line]:
-    """A paragraph's lines (breaks from render.wrap: CJK-aware, glued
+    """A paragraph's lines (breaks from cjk_wrap: CJK-aware, glued
     relations kept whole)."""
     return wrap_spans([(text, style)], width)
 
