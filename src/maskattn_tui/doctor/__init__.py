@@ -13,8 +13,10 @@ numpy is imported only here (below), never by the rest of the package:
 
 Modules: read (files), text_table (printed tensors), representation,
 rows (row statistics), alignment (polarity x alignment), rules (rule
-tables), compare, patterns (window/chunk/prefix/documents/tree),
-diagnosis, hf_pair, expect, blocks, report, cli."""
+tables), compare, patterns (a pattern's parameters from the rows),
+families (every family's reading and its cost), readings (choosing among
+them), diagnosis, findings, hf_pair, expect, slices (3-D / 4-D slices),
+expect_run (--expect over slices), against, blocks, report, cli."""
 
 from importlib import import_module
 
