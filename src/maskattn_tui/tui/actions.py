@@ -178,7 +178,9 @@ class ExploreActions:
         from maskattn_tui.tui.scenario_dialogs import PathDialog
 
         lang = self.model.lang
-        self.push_screen(PathDialog("open", lang, self.scenario_path, ascii=self.glyphs is ASCII), self._open)
+        # The last path opened (a mask or a scenario), else the scenario's name.
+        shown = self.open_path or self.scenario_path  # type: ignore[attr-defined]
+        self.push_screen(PathDialog("open", lang, shown, ascii=self.glyphs is ASCII), self._open)
 
     def _open(self, path: str | None) -> None:
         from maskattn_tui.explore.scenario_file import load_scenario
@@ -190,7 +192,8 @@ class ExploreActions:
         if is_mask_path(path):
             from maskattn_tui.tui.mask_screen import open_mask_file
 
-            open_mask_file(self, path)
+            if open_mask_file(self, path):
+                self.open_path = path
             return
         try:
             config = load_scenario(path)
@@ -200,6 +203,6 @@ class ExploreActions:
             self.notify(e.message(lang), title=t("tui.x.open.failed", lang), severity="error",
                         markup=False, timeout=10)
             return
-        self.scenario_path = path
+        self.scenario_path = self.open_path = path
         self.apply_explore(lambda s: s.load(config))
         self.notify(t("tui.x.open.done", lang, file=path), markup=False)

@@ -85,6 +85,8 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         #: Set once the first screen is drawn (tests and benchmarks wait on it).
         self.ready = False
         self.scenario_path = "maskattn-scenario.toml"
+        #: The last path `o` opened (a mask or a scenario): the next `o` shows it.
+        self.open_path: str | None = None
         self.set_reactive(MaskattnApp.model, new_model(views, state, session))
 
     # -- the model and what is derived from it, by name ------------------------

@@ -26,6 +26,7 @@ DIALOG_CSS = """
         padding: 0 1;
         & > Static {{ width: 100%; height: auto; }}
         & > Input {{ width: 100%; margin: 1 0 0 0; }}
+        & > #choices {{ color: $foreground-muted; }}
         & > Horizontal {{ height: auto; width: 100%; align-horizontal: right; margin-top: 1; }}
         & Button {{ margin-left: 1; min-width: 10; }}
     }}
@@ -47,10 +48,13 @@ class _Dialog(ModalScreen[ScreenResultType]):
 
 
 class PathDialog(_Dialog[str | None]):
-    """Ask for a file path. `mode` is "save" or "open" (titles, button)."""
+    """Ask for a file path. `mode` is "save" or "open" (titles, button).
+    The path shown is selected (typing replaces it), Tab completes it from
+    the folder's names, an empty path is a notice (the dialog stays)."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="PathDialog")
-    BINDINGS = [Binding("escape", "cancel", show=False)]
+    BINDINGS = [Binding("escape", "cancel", show=False),
+                Binding("tab", "complete", show=False, priority=True)]
 
     def __init__(self, mode: str, lang: str, default: str, ascii: bool = False) -> None:
         super().__init__()
@@ -65,7 +69,8 @@ class PathDialog(_Dialog[str | None]):
             box.border_title = t(f"tui.x.{self.mode}.title", lang)
             box.border_subtitle = t("tui.x.dialog.keys", lang)
             yield Static(t(f"tui.x.{self.mode}.prompt", lang))
-            yield Input(self.default, id="path", select_on_focus=False)
+            yield Input(self.default, id="path", select_on_focus=True)
+            yield Static("", id="choices", markup=False)
             with Horizontal():
                 yield Button(t(f"tui.x.{self.mode}.ok", lang), id="ok", variant="primary")
                 yield Button(t("tui.x.dialog.cancel", lang), id="cancel")
@@ -75,12 +80,30 @@ class PathDialog(_Dialog[str | None]):
         # (Not composed when the app is already quitting: nothing to focus.)
         for box in self.query("#path").results(Input):
             box.focus()
+            box.select_all()
+
+    def action_complete(self) -> None:
+        """Tab: complete the path in the box (elsewhere, the next control)."""
+        from maskattn_tui.tui.path_complete import candidates_text, complete_path
+
+        box = self.query_one("#path", Input)
+        if self.focused is not box:
+            self.focus_next()
+            return
+        text, names = complete_path(box.value)
+        if text != box.value:
+            box.value = text
+        box.cursor_position = len(box.value)
+        self.query_one("#choices", Static).update(candidates_text(names))
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
         path = self.query_one("#path", Input).value.strip()
-        self.answer(path or None)
+        if not path:
+            self.app.notify(t("tui.x.dialog.empty", self.lang), severity="warning", markup=False)
+            return
+        self.answer(path)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
