@@ -47,20 +47,46 @@ def attend(
             "table_shape", rows=len(table.cells), cols=len(table.key_positions), nq=len(q), nk=len(k)
         )
     scores, scale = scaled_scores(q, k)
-    allowed = table.allowed
+    return attend_scores(
+        q, k, v, scores, scale, table.allowed, temperature, policy,
+        strict=strict, query_positions=table.query_positions,
+    )
+
+
+def attend_scores(
+    q: Matrix,
+    k: Matrix,
+    v: Matrix,
+    scores: Matrix,
+    scale: float,
+    allowed,
+    temperature: float,
+    policy: str,
+    strict: bool = False,
+    query_positions=None,
+) -> AttentionResult:
+    """The one attention loop: masked softmax(scores / T) row by row over
+    `allowed` (True = may read), outputs = weights x V.
+
+    `scores` are already scaled; callers that set scores directly (the
+    explorer's score overrides) pass them here instead of going through
+    `attend`. Under policy "error" an empty row raises EmptyRowError when
+    `strict` (naming its position from `query_positions`), else is None."""
     weights: list[Row | None] = []
     outputs: list[Row | None] = []
-    for i, row in enumerate(scores):
+    for i, (row, mask) in enumerate(zip(scores, allowed)):
         try:
-            w = tuple(masked_softmax(row, allowed[i], temperature, policy))
+            w = tuple(masked_softmax(row, mask, temperature, policy))
         except EmptyRowError:
             if strict:
-                raise EmptyRowError("row_refused", row=i, position=table.query_positions[i]) from None
+                position = query_positions[i] if query_positions is not None else i
+                raise EmptyRowError("row_refused", row=i, position=position) from None
             weights.append(None)
             outputs.append(None)
             continue
         weights.append(w)
         outputs.append(mix(w, v))
+    empty = tuple(i for i, mask in enumerate(allowed) if not any(mask))
     return AttentionResult(
-        q, k, v, scale, scores, tuple(weights), tuple(outputs), table.empty_rows, temperature, policy
+        q, k, v, scale, scores, tuple(weights), tuple(outputs), empty, temperature, policy
     )

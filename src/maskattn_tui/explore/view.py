@@ -14,12 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from maskattn_tui.engine.attention import AttentionResult
-from maskattn_tui.errors import EmptyRowError
+from maskattn_tui.engine.attention import AttentionResult, attend_scores
 from maskattn_tui.i18n import LANGS, t
-from maskattn_tui.engine.matrices import Matrix, mix, scaled_scores
+from maskattn_tui.engine.matrices import Matrix, scaled_scores
 from maskattn_tui.lesson.f12 import StepSpec
-from maskattn_tui.engine.softmax import masked_softmax
 from maskattn_tui.lesson.stepview import StepView, build_view
 
 from maskattn_tui.explore.config import ExploreConfig
@@ -50,23 +48,10 @@ def evaluate(
     (default: the configuration's V). A row with no allowed key follows the
     configured policy; under "error" its weights and outputs are None."""
     q, k, v0 = config.inputs()
-    v = v0 if v is None else v
     scores, scale = scores_of(config)
     allowed = config.table().allowed if allowed is None else allowed
-    weights: list = []
-    outputs: list = []
-    for row, mask in zip(scores, allowed):
-        try:
-            w = tuple(masked_softmax(row, mask, config.temperature, config.empty_row_policy))
-        except EmptyRowError:
-            weights.append(None)
-            outputs.append(None)
-            continue
-        weights.append(w)
-        outputs.append(mix(w, v))
-    empty = tuple(i for i, mask in enumerate(allowed) if not any(mask))
-    return AttentionResult(
-        q, k, v, scale, scores, tuple(weights), tuple(outputs), empty,
+    return attend_scores(
+        q, k, v0 if v is None else v, scores, scale, allowed,
         config.temperature, config.empty_row_policy,
     )
 
