@@ -505,3 +505,38 @@ def test_scores_not_finite_at_hidden_cells_are_kept(tmp_path):
         weights = doc.weights(row).weights
         expected = np.exp(scores[row, : row + 1] - scores[row, row])
         assert np.allclose(weights[: row + 1], expected / expected.sum()) and (weights[row + 1:] == 0).all()
+
+
+# --- scenario files -------------------------------------------------------------------------
+
+
+def test_saving_to_a_name_over_255_bytes_is_one_message_and_writes_nothing(tmp_path):
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.explore.scenario_file import save_scenario
+
+    for name in ("x" * 300 + ".toml", "中" * 100 + ".toml"):  # 304 and 305 bytes
+        with pytest.raises(MaskattnError) as err:
+            save_scenario(ExploreConfig(), tmp_path / name)
+        assert err.value.key == "explore_file_write" and "too long" in err.value.message("en")
+        with pytest.raises(MaskattnError):
+            save_scenario(ExploreConfig(), tmp_path / name, overwrite=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_opening_a_fifo_as_a_scenario_never_blocks(tmp_path):
+    fifo = tmp_path / "scenario.toml"
+    os.mkfifo(fifo)
+    code = ("import sys\nfrom maskattn_tui.explore.scenario_file import load_scenario\n"
+            "from maskattn_tui.errors import MaskattnError\n"
+            "try:\n    load_scenario(sys.argv[1])\nexcept MaskattnError as e:\n    print(e.key)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "explore_file_not_regular"
+
+
+def test_a_scenario_name_too_long_to_open_is_one_message(tmp_path):
+    from maskattn_tui.explore.scenario_file import load_scenario
+
+    with pytest.raises(MaskattnError) as err:
+        load_scenario(tmp_path / ("y" * 300 + ".toml"))
+    assert err.value.key == "explore_file_unreadable"

@@ -26,6 +26,7 @@ saving is atomic and never replaces an existing file unless overwrite=True."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -105,8 +106,9 @@ def load_scenario(path: str | os.PathLike) -> ExploreConfig:
     """Read and validate a scenario file."""
     file = os.fspath(path)
     try:
-        with open(file, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)  # never more than the cap (/dev/zero)
+        raw = _read_regular(file)
+    except MaskattnError:
+        raise
     except FileNotFoundError:
         raise MaskattnError("explore_file_missing", file=file) from None
     except IsADirectoryError:
@@ -122,6 +124,23 @@ def load_scenario(path: str | os.PathLike) -> ExploreConfig:
     except UnicodeDecodeError:
         raise MaskattnError("explore_file_not_utf8", file=file) from None
     return loads_scenario(text, file)
+
+
+def _read_regular(file: str) -> bytes:
+    """At most MAX_BYTES + 1 bytes of a regular file. Opened non-blocking
+    and checked on the descriptor: a FIFO with no writer (or a terminal)
+    would block the read, and the app with it."""
+    fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(file)
+        if not stat.S_ISREG(mode):
+            raise MaskattnError("explore_file_not_regular", file=file)
+        os.set_blocking(fd, True)
+        return os.read(fd, MAX_BYTES + 1)  # never more than the cap
+    finally:
+        os.close(fd)
 
 
 # --- writing ------------------------------------------------------------------
@@ -184,14 +203,14 @@ def save_scenario(
         raise MaskattnError("explore_file_bad_name", file=file)
     target = Path(file)
     text = dumps_scenario(config)
-    if target.is_dir():
-        raise MaskattnError("explore_file_is_dir", file=file)
-    if not overwrite and os.path.lexists(target):
-        raise MaskattnError("explore_file_exists", file=file)
-    if target.is_symlink():
-        target = Path(os.path.realpath(target))
     tmp = None
-    try:
+    try:  # the checks too: a name over 255 bytes raises ENAMETOOLONG from is_dir()
+        if target.is_dir():
+            raise MaskattnError("explore_file_is_dir", file=file)
+        if not overwrite and os.path.lexists(target):
+            raise MaskattnError("explore_file_exists", file=file)
+        if target.is_symlink():
+            target = Path(os.path.realpath(target))
         mode = target.stat().st_mode & 0o7777 if overwrite and target.is_file() else None
         tmp = write_temp(target, text, sync=True)
         if mode is not None:
