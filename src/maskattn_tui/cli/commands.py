@@ -368,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
             raise CommandError("stdout_closed", command=args.command)
         if args.command in ("print", "json"):
             refuse_contradictions(args)
+        if args.command is None and _by_blocks(args):  # the app draws 32 + 32 at most (print / json: by blocks)
+            raise MaskattnError("scale_app")
         if owns_process and args.command is None:
             args.gc_paused = True  # the app resumes it once its first screen is drawn
         elif owns_process and args.command not in BATCH_COMMANDS:
