@@ -331,3 +331,46 @@ def test_a_blockmask_reused_for_a_new_batch_is_caught(tmp_path):
     assert (calls[1]["block_mask"]["lists_lost"], calls[1]["block_mask"]["lists_gained"]) == (lost, gained) == (64, 32)
     found = cross_call(cap.calls, {})
     assert [(f["code"], f["calls"]) for f in found] == [("blockmask-lists", [calls[1]["call"]])]
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")
+@pytest.mark.parametrize("nested", [False, True], ids=["fast-path", "nested-tensor"])
+def test_the_encoder_fast_path_is_kept_and_recorded(tmp_path, nested):
+    """A mode on the stack turns nn.MultiheadAttention's and the encoder's
+    fast paths off (results then differ in the last bits); capture steps
+    aside inside them and records them from their arguments."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
+    encoder = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=nested).eval()
+    attention = torch.nn.MultiheadAttention(16, 2, batch_first=True).eval()
+    x = torch.randn(2, 5, 16)
+    padding = torch.tensor([[False] * 4 + [True], [False] * 5])
+    with torch.no_grad():
+        plain = encoder(x, src_key_padding_mask=padding), attention(x, x, x, key_padding_mask=padding)[0]
+        with capture(tmp_path) as cap:
+            captured = encoder(x, src_key_padding_mask=padding), attention(x, x, x, key_padding_mask=padding)[0]
+    assert torch.equal(plain[0], captured[0]) and torch.equal(plain[1], captured[1])
+    calls = cap.calls
+    assert [c["kind"] for c in calls] == ["mha"] * 3
+    assert [c.get("layer_path") for c in calls[:2]] == ["layers.0", "layers.1"]
+    for call in calls:
+        assert (call["q_len"], call["k_len"], call["batch"]) == (5, 5, 2)
+        assert np.array_equal(table(tmp_path, call, 0) == 0, np.array([[True] * 4 + [False]] * 5))
+        assert np.all(table(tmp_path, call, 1) == 0)
+
+
+def test_a_compiled_module_runs_unchanged_under_capture(tmp_path):
+    """Inside a compiled graph the hooks and the mode step aside; with the
+    eager backend the graph's own SDPA calls are still seen when it runs."""
+    class Layer(torch.nn.Module):
+        def forward(self, x):
+            return F.scaled_dot_product_attention(x, x, x, is_causal=True)
+
+    model = torch.nn.Sequential(Layer(), Layer())
+    x = torch.randn(1, 1, 4, 8)
+    plain = model(x)
+    compiled = torch.compile(model, backend="eager")
+    with pytest.warns(UserWarning, match="global hooks on modules"), capture(tmp_path) as cap:
+        first, second = compiled(x), compiled(x)
+    assert torch.equal(first, plain) and torch.equal(second, plain)
+    assert [c["mask"]["from"] for c in cap.calls] == ["is_causal"] * 4

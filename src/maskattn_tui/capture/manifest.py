@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+from maskattn_tui import strict_json
 from maskattn_tui.errors import MaskattnError
 
 SCHEMA = "maskattn-capture/1"
@@ -22,7 +23,7 @@ def write(folder: str, header: dict, complete: bool) -> dict:
     path = os.path.join(folder, MANIFEST)
     partial = f"{path}.{os.getpid()}.part"
     with open(partial, "w", encoding="utf-8") as file:
-        json.dump(document, file, indent=1, allow_nan=False)
+        strict_json.dump(document, file, indent=1, ascii=True)
         file.write("\n")
     os.replace(partial, path)
     return document

@@ -6,10 +6,10 @@ its own file; the manifest (manifest.py) joins them."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 
+from maskattn_tui import strict_json
 from maskattn_tui.capture.sites import Sites, frames
 from maskattn_tui.capture.store import MaskStore
 
@@ -74,9 +74,10 @@ class Recorder:
             self.count += 1
             record = {"index": index, "pid": self.pid, **record}
             try:
-                line = json.dumps(record, allow_nan=False, default=_plain)
+                line = strict_json.dumps(record, indent=None, ascii=True, default=_plain)
             except (TypeError, ValueError) as exc:
-                line = json.dumps({"index": index, "pid": self.pid, "kind": kind, "error": repr(exc)[:300]})
+                line = strict_json.dumps({"index": index, "pid": self.pid, "kind": kind, "error": repr(exc)[:300]},
+                                         indent=None, ascii=True)
             if self._file is not None:
                 self._file.write(line + "\n")
                 self._file.flush()

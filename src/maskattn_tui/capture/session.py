@@ -25,6 +25,7 @@ from maskattn_tui.capture import manifest
 from maskattn_tui.capture.hf import HfHooks
 from maskattn_tui.capture.mode import CaptureMode
 from maskattn_tui.capture.recorder import Recorder
+from maskattn_tui.capture.torch_modules import ModuleCalls
 
 #: The captures running in this process (nested ones each record every
 #: call: their modes stack), for threads and forks.
@@ -62,6 +63,7 @@ class Capture:
         self._hf = HfHooks(self._recorder)
         self._recorder.sites.install()
         self._recorder.sites.on_root = self._hf.install
+        self._recorder.sites.modules = ModuleCalls(self._recorder, self._recorder.sites._names)
         self._hf.install()
         self._mode.__enter__()
         self._wrap_threads()

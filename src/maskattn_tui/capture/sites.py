@@ -71,12 +71,14 @@ class Sites:
         self._handles: list = []
         #: called at every outermost forward (capture installs transformers' hooks then, if it can)
         self.on_root = None
+        #: told of every module's start and end (torch_modules.ModuleCalls)
+        self.modules = None
 
     def install(self) -> None:
         from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
         self._handles = [register_module_forward_pre_hook(self._enter),
-                         register_module_forward_hook(self._leave, always_call=True)]
+                         register_module_forward_hook(self._leave, with_kwargs=True, always_call=True)]
 
     def remove(self) -> None:
         for handle in self._handles:
@@ -98,10 +100,14 @@ class Sites:
             self._root(module)
         stack.append((id(module), self._names.get(id(module)) or type(module).__name__,
                       getattr(module, "layer_idx", None)))
+        if self.modules is not None:
+            self.modules.enter(module)
 
-    def _leave(self, module, args, output) -> None:
+    def _leave(self, module, args, kwargs, output) -> None:
         if torch.compiler.is_compiling():
             return
+        if self.modules is not None:
+            self.modules.leave(module, args, kwargs)  # named while this module is still the innermost
         stack = self._stack()
         while stack:
             if stack.pop()[0] == id(module):
