@@ -184,19 +184,18 @@ def cmd_json(args, lang: str) -> int:
 
 
 def cmd_check(args, lang: str) -> int:
-    import json
-
+    from maskattn_tui import strict_json
     from maskattn_tui.cli.output import can_encode
     from maskattn_tui.lesson.checks import run_checks
 
     results = run_checks()
     passed = sum(r.passed for r in results)
     if args.json:
-        sys.stdout.write(json.dumps({
+        sys.stdout.write(strict_json.dumps({
             "passed": passed, "total": len(results),
             "checks": [{"id": r.id, "passed": r.passed, "message": t(f"check.{r.id}", lang, **r.detail)}
                        for r in results],
-        }, ensure_ascii=not can_encode(sys.stdout), indent=2) + "\n")
+        }, ascii=not can_encode(sys.stdout)) + "\n")
     else:
         for r in results:
             mark = t("check.pass" if r.passed else "check.fail", lang)

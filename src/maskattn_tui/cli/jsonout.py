@@ -4,9 +4,9 @@ string "-inf"."""
 
 from __future__ import annotations
 
-import json
 import math
 
+from maskattn_tui import strict_json
 from maskattn_tui.lesson.stepview import SCHEMA_VERSION, StepView
 
 NEG_INF_TOKEN = "-inf"
@@ -105,5 +105,5 @@ def document(views: list[StepView], lang: str) -> dict:
 def dumps(doc: dict, ascii: bool = False) -> str:
     """`ascii`: every character outside ASCII as a JSON escape (for a stream
     that cannot encode it; the document is the same)."""
-    # allow_nan=False: if a NaN ever slipped through, fail loudly, not silently.
-    return json.dumps(doc, ensure_ascii=ascii, indent=2, allow_nan=False)
+    # Strict: a NaN that slipped through is refused (one line, exit 2), not written.
+    return strict_json.dumps(doc, ascii=ascii)

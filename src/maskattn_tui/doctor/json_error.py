@@ -10,8 +10,9 @@ the error path of any command line, before anything else is imported."""
 
 from __future__ import annotations
 
-import json
 import sys
+
+from maskattn_tui import strict_json
 
 SCHEMA = "maskattn-doctor-error/1"
 
@@ -29,7 +30,7 @@ def write(code: str, message: str, exit_code: int = 2) -> None:
     try:
         if sys.stdout is None:
             return
-        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+        sys.stdout.write(strict_json.dumps(document, indent=None) + "\n")
         sys.stdout.flush()
     except (OSError, ValueError):  # a closed or broken stdout: the stderr line stands
         pass

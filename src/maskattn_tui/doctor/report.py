@@ -38,11 +38,11 @@ shown_but_hidden, hidden_but_shown}."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 
+from maskattn_tui import strict_json
 from maskattn_tui.doctor.blocks import FULL, PARTIAL, block_overview
 from maskattn_tui.doctor.compare import CELL_LIMIT
 from maskattn_tui.doctor.diagnosis import Diagnosis, Finding
@@ -160,7 +160,7 @@ _FLAT_LIST = re.compile(r"\[\s+([-+\deE., \n]*?)\s+\]")
 def dumps(document: dict) -> str:
     """Strict JSON (NaN/Infinity refused, not written), indented, with
     lists of numbers on one line."""
-    text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False)
+    text = strict_json.dumps(document)
     return _FLAT_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
 
 
