@@ -57,6 +57,8 @@ def test_additive_key_padding_mask_is_never_inverted(tmp_path, dtype):
     assert d.polarity == "attend" and "inverted" not in d.codes() and errors(d) == []
     assert d.pad_runs == ((4, 6),)  # the PAD keys where the 0s of attention_mask are
     assert "broadcast-rows" in d.codes()
+    # broadcast to every query: read first as the key-padding mask it is (no query row is PAD)
+    assert d.family == "cross-attention" and "pad-query-rows" not in d.codes()
     mask, info = load_mask(tmp_path / "mask.npy", batch=1, head=0)
     assert diagnose(mask, source=info).pad_runs == ()
     assert main(["doctor", str(tmp_path / "mask.npy"), "--strict"]) == 0
