@@ -57,6 +57,11 @@ def compare_slices(array: np.ndarray, path: str, batch: int | None, head: int | 
     return out
 
 
+def _columns(text: str) -> int:
+    """Terminal columns of a label (CJK characters take two)."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
+
+
 def _grid(mask: np.ndarray, rep, polarity: str, wanted, comparison: Comparison, lang: str) -> list[str]:
     """The user's table and the expected one side by side, around the first
     differing cell: # visible, . hidden; ! where the user's differs."""
@@ -69,9 +74,10 @@ def _grid(mask: np.ndarray, rep, polarity: str, wanted, comparison: Comparison, 
     want = wanted(r0, r1)[:, c0:c1]
     yours = np.where(got != want, "!", np.where(got, "#", "."))
     theirs = np.where(want, "#", ".")
-    width = c1 - c0
+    yours_label = t("doctor_slices.yours", lang)
+    room = max(0, (c1 - c0) - _columns(yours_label))
     lines = [t("doctor_slices.grid", lang, r0=r0, r1=r1 - 1, c0=c0, c1=c1 - 1),
-             f"        {t('doctor_slices.yours', lang):<{width}}  {t('doctor_slices.expected', lang)}"]
+             f"        {yours_label}{' ' * room}  {t('doctor_slices.expected', lang)}"]
     for i in range(r1 - r0):
         lines.append(f"  q{r0 + i:<4} {''.join(yours[i])}  {''.join(theirs[i])}")
     return lines
@@ -82,7 +88,7 @@ def result_lines(results: list[SliceResult], path: str, what: str, total: int, l
     from maskattn_tui.doctor.report import cells_text
 
     count = sum(r.comparison.count * len(r.members) for r in results)
-    lines = [t("doctor.expect.differs", lang, file=path, count=count, total=total, options=what)]
+    lines = [t("doctor.expect.differs", lang, file=path, count=f"{count:,}", total=f"{total:,}", options=what)]
     for r in results:
         if not r.comparison.count:
             continue
