@@ -73,9 +73,12 @@ def test_hf_eager_left_padded_batch_has_empty_finite_rows(tmp_path):
     d = diagnose(mask, source=info)
     assert d.pad_keys == (0, 2) and d.pad_side == "left"
     assert d.empty_rows == (0, 1) and d.pad_query_rows == (0, 1)
-    assert {"finite-min", "empty-rows", "pad-query-rows"} <= set(d.codes())
-    finite = d.findings[d.codes().index("finite-min")]
-    assert finite.level == "warning" and finite.count == 2
+    # the rows with no key are exactly the PAD queries: one finding says both
+    # (issue 20: rows 0-1 were told three times), the finite minimum as information
+    assert {"finite-min", "pad-query-rows"} <= set(d.codes()) and "empty-rows" not in d.codes()
+    pad = d.findings[d.codes().index("pad-query-rows")]
+    assert pad.params["variant"] == "empty" and pad.count == 2
+    assert d.findings[d.codes().index("finite-min")].level == "info"
     first, _ = load_mask(path, batch=0)
     assert diagnose(first).pad_keys is None
 

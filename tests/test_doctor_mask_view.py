@@ -327,7 +327,7 @@ def test_block_sections_count_the_blocks_cells():
     info = type("Info", (), {"path": "m.npy", "format": "npy", "dtype": "bool", "shape": (64, 64), "batch": None})()
     s = new_state(64, 64, "en", 20, 20, size=32)
     text = [p for _, p in sections(t, info, s, "en", glyph)[0].paragraphs]
-    assert text[0].startswith("block of queries q0-q31 x keys k0-k31 (1024 cells)")
+    assert text[0].startswith("block of queries q0-q31 x keys k0-k31 (1,024 cells)")
     assert text[1] == "your mask: 528 visible, partial (some cells visible)"  # 32*33/2
     assert text[2] == "the rule: 528 visible, partial (some cells visible)"
     s = s.move(0, 1)

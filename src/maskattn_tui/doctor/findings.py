@@ -104,9 +104,19 @@ def _differences(diag: Diagnosis) -> list[Finding]:
     return out
 
 
+def pad_rows_are_the_empty_rows(empty: np.ndarray, pad_query: np.ndarray) -> bool:
+    """Left-padded HF eager masks: the rows with no key are exactly the PAD
+    queries (said once, not as three findings about the same rows)."""
+    return bool(empty.size) and np.array_equal(np.sort(empty), np.sort(pad_query))
+
+
 def _rows(diag: Diagnosis, empty: np.ndarray, pad_query: np.ndarray) -> list[Finding]:
     out = []
     offset = diag.offset
+    if pad_rows_are_the_empty_rows(empty, pad_query):
+        level = "info" if diag.alternatives else "warning"
+        return [Finding("pad-query-rows", level, _diagonal_cells(pad_query, offset), int(pad_query.size),
+                        {"rows": _rows_text(pad_query), "variant": "empty"})]
     if empty.size:
         out.append(Finding("empty-rows", "warning", _diagonal_cells(empty, offset), int(empty.size),
                            {"rows": _rows_text(empty)}))
@@ -145,7 +155,9 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
 
 def findings_of(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray, pad_query: np.ndarray,
                 source, inverted_fit) -> list[Finding]:
-    out = _shape(diag, source) + _representation(diag, reading, stats, empty) + _polarity(diag, inverted_fit)
+    # empty rows that are all PAD queries are told by the PAD finding (their outputs are dropped anyway)
+    shown_empty = empty[:0] if pad_rows_are_the_empty_rows(empty, pad_query) else empty
+    out = _shape(diag, source) + _representation(diag, reading, stats, shown_empty) + _polarity(diag, inverted_fit)
     out += _family(diag, reading, stats) + _differences(diag) + _rows(diag, empty, pad_query) + _pattern(diag)
     if diag.alternatives:
         out.append(Finding("readings", "info", count=1 + len(diag.alternatives)))

@@ -75,13 +75,14 @@ def _block_here(tables: MaskTables, state: MaskState, lang: str) -> list[Paragra
     counts = tables.blocks(state.size)
     i, j = state.row, state.col
     out: list[Paragraph] = [(None, t("doctor_tui.block.head", lang, q0=r0 + tables.offset, q1=r1 - 1 + tables.offset,
-                                     k0=c0, k1=c1 - 1, area=(r1 - r0) * (c1 - c0)))]
+                                     k0=c0, k1=c1 - 1, area=f"{(r1 - r0) * (c1 - c0):,}"))]
     for which in ("user", "rule"):
         kind = BLOCK_REASONS[int(counts.category(which)[i, j])]
         count = int((counts.user if which == "user" else counts.rule)[i, j])
-        out.append((None, t(f"doctor_tui.block.{which}", lang, count=count, kind=t(f"doctor_tui.kind.{kind}", lang))))
+        out.append((None, t(f"doctor_tui.block.{which}", lang, count=f"{count:,}",
+                            kind=t(f"doctor_tui.kind.{kind}", lang))))
     differ = int(counts.differ[i, j])
-    out.append(("diff", t("doctor_tui.block.differ", lang, count=differ)) if differ
+    out.append(("diff", t("doctor_tui.block.differ", lang, count=f"{differ:,}")) if differ
                else (None, t("doctor_tui.block.same", lang)))
     return out
 
@@ -125,8 +126,8 @@ def bars_caption(weights: RowWeights, keys: list[int], lang: str, largest: bool 
     source = t("doctor_tui.bars.given" if weights.given else "doctor_tui.bars.generated", lang)
     top = weights.top
     shown = f"{float(weights.weights[keys].sum()) if keys else 0.0:.4f}"
-    head = t("doctor_tui.bars.head", lang, position=weights.position, count=weights.count,
-             keys=len(weights.weights), source=source)
+    head = t("doctor_tui.bars.head", lang, position=weights.position, count=f"{weights.count:,}",
+             keys=f"{len(weights.weights):,}", source=source)
     if largest:
         return [head, t("doctor_tui.bars.largest", lang, n=len(keys), shown=shown)]
     return [head, t("doctor_tui.bars.top", lang, k=top, weight=f"{weights.weights[top]:.4f}", k0=min(keys),

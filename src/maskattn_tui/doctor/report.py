@@ -218,7 +218,7 @@ def summary_lines(diag: Diagnosis, info, lang: str) -> list[str]:
     rows, keys = diag.shape
     lines = [t("doctor.report.head", lang, file=info.path, format=info.format, dtype=info.dtype,
                shape="x".join(map(str, info.shape)))]
-    if info.batch is not None:
+    if info.batch is not None and info.distinct_slices != 1:  # one slice: nothing to choose
         lines.append(t("doctor.report.slices3" if info.head is None else "doctor.report.slices", lang,
                        distinct="?" if info.distinct_slices is None else info.distinct_slices,
                        batch=info.batch, head=info.head))
@@ -228,7 +228,7 @@ def summary_lines(diag: Diagnosis, info, lang: str) -> list[str]:
     lines.append(t("doctor.report.reading", lang, polarity=t(f"doctor.polarity.{align.polarity}.{rep.reading}", lang),
                    alignment=t(f"doctor.alignment.{align.alignment}", lang, offset=align.offset),
                    score=f"{align.score:.2f}"))
-    lines.append(t("doctor.report.rule", lang, rule=rule_text(diag, lang), differs=diag.fit.comparison.count))
+    lines.append(t("doctor.report.rule", lang, rule=rule_text(diag, lang), differs=f"{diag.fit.comparison.count:,}"))
     return lines
 
 
@@ -237,13 +237,30 @@ def ordered_findings(diag: Diagnosis, extra: tuple[Finding, ...] = ()) -> list[F
     return sorted((*diag.findings, *extra), key=lambda f: LEVELS.index(f.level))
 
 
+def page_width() -> int:
+    """The report's width: the terminal's (COLUMNS), 100 when it is not one."""
+    import shutil
+
+    return max(40, min(160, shutil.get_terminal_size((100, 24)).columns))
+
+
+def hanging(head: str, text: str, width: int | None = None) -> list[str]:
+    """`head` + `text` wrapped to the page, its later lines indented under
+    the text (a finding reads as one item, not a 300-character line)."""
+    from maskattn_tui.cjk_wrap import cell_width, wrap
+
+    indent = cell_width(head)
+    lines = wrap(text, max(20, (width or page_width()) - indent))
+    return [head + lines[0], *(" " * indent + line for line in lines[1:])]
+
+
 def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...] = ()) -> str:
     lines = summary_lines(diag, info, lang)
     findings = ordered_findings(diag, extra)
     if findings:
         lines.append(t("doctor.report.findings", lang))
         for f in findings:
-            lines.append(f"  [{t(f'doctor.level.{f.level}', lang)}] {finding_message(f, diag, lang)}")
+            lines += hanging(f"  [{t(f'doctor.level.{f.level}', lang)}] ", finding_message(f, diag, lang))
     else:
         lines.append(t("doctor.report.healthy", lang))
     if mask is not None:
