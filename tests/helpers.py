@@ -100,3 +100,67 @@ def grid_rows(text: str) -> list[tuple[str, list[str]]]:
         if cells and all(re.fullmatch(_CELL, c) for c in cells):
             out.append((m.group(1), cells))
     return out
+
+
+# -- a user's steps in the app -------------------------------------------------------
+
+
+def recorded(app) -> list[str]:
+    """The messages of app.notify, recorded (and still shown)."""
+    seen: list[str] = []
+    notify = app.notify
+
+    def record(message: str, **kwargs) -> None:
+        seen.append(message)
+        notify(message, **kwargs)
+
+    app.notify = record  # type: ignore[method-assign]
+    return seen
+
+
+async def type_into(pilot, widget_id: str, text: str, submit: bool = True) -> None:
+    """Into the text box `widget_id`: emptied, `text` typed, Enter unless not `submit`."""
+    from textual.widgets import Input
+
+    box = pilot.app.query_one(f"#{widget_id}", Input)
+    box.focus()
+    await pilot.pause()
+    box.value = ""
+    await pilot.press(*text)
+    if submit:
+        await pilot.press("enter")
+    await pilot.pause()
+
+
+def problem_text(app) -> str:
+    """The explore panel's refusal line."""
+    from textual.widgets import Static
+
+    return str(app.query_one("#x-problem", Static).render())
+
+
+async def _path_dialog(pilot, key: str, path: str) -> None:
+    from textual.widgets import Input
+
+    from maskattn_tui.tui.scenario_dialogs import PathDialog
+
+    await pilot.press(key)
+    await pilot.pause()
+    dialog = pilot.app.screen
+    assert isinstance(dialog, PathDialog)
+    dialog.query_one("#path", Input).value = path
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def save_to(pilot, path: str) -> None:
+    """s, the path typed into the dialog, Enter."""
+    await _path_dialog(pilot, "s", path)
+
+
+async def open_file(pilot, path: str) -> None:
+    """o, the path typed into the dialog, Enter (and a mask read in its
+    thread, and shown)."""
+    await _path_dialog(pilot, "o", path)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()

@@ -16,35 +16,7 @@ from maskattn_tui.explore.session import ExploreSession
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MaskattnApp
 from maskattn_tui.tui.scenario_dialogs import ConfirmDialog, PathDialog
-from helpers import drained, send_key
-
-
-def recorded(app: MaskattnApp) -> list[str]:
-    """The messages of app.notify, recorded."""
-    seen: list[str] = []
-    notify = app.notify
-
-    def record(message: str, **kwargs) -> None:
-        seen.append(message)
-        notify(message, **kwargs)
-
-    app.notify = record  # type: ignore[method-assign]
-    return seen
-
-
-async def type_into(pilot, widget_id: str, text: str, submit: bool = True) -> None:
-    box = pilot.app.query_one(f"#{widget_id}", Input)
-    box.focus()
-    await pilot.pause()
-    box.value = ""
-    await pilot.press(*text)
-    if submit:
-        await pilot.press("enter")
-    await pilot.pause()
-
-
-def problem_text(app: MaskattnApp) -> str:
-    return str(app.query_one("#x-problem", Static).render())
+from helpers import drained, open_file, problem_text, recorded, save_to, send_key, type_into
 
 
 async def test_starts_in_explore_mode_with_a_configuration():
@@ -113,7 +85,7 @@ async def test_an_out_of_range_value_keeps_the_state_and_says_why(widget_id, tex
         before = app.explore
         await type_into(pilot, widget_id, text)
         assert app.explore == before and getattr(app.explore.config, field) == kept
-        assert app.query_one(f"#{widget_id}", Input).value == f"{kept:g}" if isinstance(kept, float) else str(kept)
+        assert app.query_one(f"#{widget_id}", Input).value == (f"{kept:g}" if isinstance(kept, float) else str(kept))
         assert seen and all(w in seen[-1] for w in words), seen
         shown = problem_text(app)
         assert all(w in shown for w in words), shown
@@ -220,17 +192,6 @@ async def test_a_32_plus_32_grid_scrolls_and_stays_labelled():
         assert "query 63" in title
 
 
-async def save_to(pilot, path: str) -> None:
-    await pilot.press("s")
-    await pilot.pause()
-    dialog = pilot.app.screen
-    assert isinstance(dialog, PathDialog)
-    box = dialog.query_one("#path", Input)
-    box.value = path
-    await pilot.press("enter")
-    await pilot.pause()
-
-
 async def test_save_writes_a_file_that_reads_back(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = make_app(explore=ExploreConfig(past=2, new=3, pad=1, pad_side="right", temperature=0.5))
@@ -289,15 +250,6 @@ async def test_an_existing_file_is_replaced_only_after_yes(tmp_path):
         await pilot.pause()
     assert load_scenario(target) == ExploreConfig(past=5)
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
-
-
-async def open_file(pilot, path: str) -> None:
-    await pilot.press("o")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, PathDialog)
-    pilot.app.screen.query_one("#path", Input).value = path
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 @pytest.mark.parametrize(
