@@ -67,9 +67,8 @@ class CallPicker:
         calls = list(dict.fromkeys(e[0]["call"] for e in self.entries))
         return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
                  calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
-                 steps=steps_text([call], lang), kind=call["kind"], q=call["q_len"], k=call["k_len"], b=b, h=h,
-                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct),
-                 source=t(f"capture.source.{(call.get('mask') or {}).get('from', 'attn_mask')}", lang))
+                 steps=steps_text([call], lang), q=call["q_len"], k=call["k_len"], b=b, h=h,
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct))
 
 
 def open_capture(folder: str):
