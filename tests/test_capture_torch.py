@@ -374,3 +374,26 @@ def test_a_compiled_module_runs_unchanged_under_capture(tmp_path):
         first, second = compiled(x), compiled(x)
     assert torch.equal(first, plain) and torch.equal(second, plain)
     assert [c["mask"]["from"] for c in cap.calls] == ["is_causal"] * 4
+
+
+@pytest.mark.slow  # a spawned worker imports torch afresh (~10 s here)
+def test_spawned_pool_workers_capture_into_the_same_folder(tmp_path):
+    """multiprocessing's spawn start method: a new Python per worker, which
+    finds capture's sitecustomize on PYTHONPATH; the pool ends its workers
+    with SIGTERM, and every call they made is in their calls files."""
+    script = tmp_path / "pool.py"
+    script.write_text(
+        "import multiprocessing as mp\n"
+        "import torch, torch.nn.functional as F\n"
+        "def work(n):\n"
+        "    torch.set_num_threads(1)\n"
+        "    q = torch.randn(1, 1, n, 4)\n"
+        "    return F.scaled_dot_product_attention(q, q, q, is_causal=True).shape[2]\n"
+        "if __name__ == '__main__':\n"
+        "    with mp.get_context('spawn').Pool(1) as pool:\n"
+        "        assert pool.map(work, [2, 3]) == [2, 3]\n")
+    out = tmp_path / "cap"
+    assert main(["capture", "-o", str(out), "--", "python", str(script)]) == 0
+    calls = load(str(out))["calls"]
+    assert sorted(c["q_len"] for c in calls) == [2, 3]
+    assert len({c["pid"] for c in calls}) == 1 and calls[0]["pid"] != os.getpid()
