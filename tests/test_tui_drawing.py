@@ -134,3 +134,19 @@ def test_a_group_tag_scrolled_sideways_is_whole_or_not_cut_from_the_front(x):
     text = "".join(s.text for s in block.window(y, x=x, width=80))[block.frozen:]
     tag = t("render.cached", "en")
     assert text.strip().startswith(tag), (x, text)
+
+
+@pytest.mark.parametrize("kwargs, size, want", [
+    (dict(), (80, 24), "A mask is a visibility table "),  # was "A mask is a visibility table, not extra…"
+    (dict(lang="zh"), (60, 20), "掩码是一张可见性表 "),
+    (dict(explore=ExploreConfig(past=3, new=2)), (60, 20), "past = 3, new = 2 "),  # was "Explore…"
+])
+async def test_the_player_bar_shows_a_whole_shorter_title(kwargs, size, want):
+    from maskattn_tui.cli.export import screen_text
+
+    app = make_app(dwell=10.0, **kwargs)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        bar = screen_text(app).split("\n")[0]
+    assert bar.startswith(" " + want), bar
+    assert "…" not in bar.split("  ")[0]

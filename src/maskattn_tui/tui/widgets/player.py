@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import RenderableType
 from rich.text import Text
 
@@ -14,6 +16,15 @@ PAUSED_MARK = "||"
 
 def dwell_text(seconds: float) -> str:
     return f"{seconds:g}"
+
+
+def shortest_fit(title: str, short: str, room: int) -> str:
+    """`title`, or where it does not fit `short` if that fits whole (a
+    whole short title rather than "A mask is a visibility table, not
+    extra…" or "Explore…")."""
+    from rich.cells import cell_len
+
+    return short if cell_len(title) > room and cell_len(short) <= room else title
 
 
 def cut_at_word(text: str, room: int, ellipsis: str) -> str:
@@ -84,8 +95,11 @@ class PlayerBar(ModelView):
             return ""
         status = self.status(model)
         room = max(0, self.content_size.width - status.cell_len - 2)
-        heading = model.view.spec.title if self.explored(model) and model.view.spec.title else self.heading
-        title = cut_at_word(self.tr(pick(heading, model.lang)), room, self.tr("…"))
+        explored = self.explored(model) and model.view.spec.title
+        full = self.tr(pick(model.view.spec.title if explored else self.heading, model.lang))
+        # the short form: the figure's short title; a configuration without its "Explore:" word
+        short = re.split(r": |：", full, maxsplit=1)[-1] if explored else self.tr(t("tui.title_short", model.lang))
+        title = cut_at_word(shortest_fit(full, short, room), room, self.tr("…"))
         line = Text(" " + title, style=self.get_component_rich_style("player--title", partial=True))
         line.truncate(room + 1, pad=True)
         line.append(" ")
