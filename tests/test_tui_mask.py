@@ -18,8 +18,7 @@ from maskattn_tui.tui import make_app
 from maskattn_tui.tui.help import HelpScreen, keys_table
 from maskattn_tui.tui.mask_screen import MaskScreen
 from maskattn_tui.tui.screen import FigureScreen
-from helpers import causal, send_key, text_of
-from test_tui_explore import open_file, recorded  # the same user steps: o, a path, Enter
+from helpers import causal, open_file, recorded, send_key, text_of
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from maskattn_tui.explore import ExploreConfig
 from maskattn_tui.explore.fields import PANEL_FIELDS
 from maskattn_tui.tui import make_app
 
-from test_tui_explore import problem_text, type_into
+from helpers import problem_text, type_into
 
 
 async def test_every_schema_field_has_a_control_and_text_boxes_have_no_type():

@@ -17,7 +17,10 @@ MASK_SUFFIXES = (".npy", ".pt", ".pth", ".txt", ".json")
 
 
 def is_mask_path(path: str) -> bool:
-    return path.lower().endswith(MASK_SUFFIXES)
+    """A mask file, or a capture folder (maskattn-tui capture: its calls' masks)."""
+    import os
+
+    return path.lower().endswith(MASK_SUFFIXES) or os.path.isdir(path)
 
 #: Block sizes offered (1 = cells; then powers of two, multiples of the
 #: doctor's counting tile, 8). FlexAttention's BlockMask uses 128 by default.
