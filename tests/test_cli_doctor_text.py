@@ -81,3 +81,20 @@ def test_large_counts_have_thousands_separators(capsys, monkeypatch, tmp_path):
     mask[:5, 5] = True  # five cells of the future
     out = doctor(capsys, monkeypatch, saved(tmp_path, "big.npy", mask), "--expect", "--past", "0", "--new", "2048")
     assert "5 of 4,194,304 cells differ" in out  # 2048 * 2048
+
+
+def test_one_row_is_singular(capsys, monkeypatch, tmp_path):
+    mask = np.tril(np.ones((6, 6), bool))
+    mask[2, :] = False  # row 2 sees nothing
+    out = " ".join(doctor(capsys, monkeypatch, saved(tmp_path, "e.npy", mask)).split())
+    assert "1 row has no visible key (row 2)" in out and "1 rows" not in out
+
+
+def test_one_largest_weight_is_singular():
+    from maskattn_tui.doctor.mask_bars import RowWeights
+    from maskattn_tui.doctor.mask_text import bars_caption
+
+    weights = RowWeights(row=0, position=0, scores=np.zeros(3), visible=np.array([True, False, False]),
+                         weights=np.array([1.0, 0.0, 0.0]), given=False)
+    assert bars_caption(weights, [0], "en", largest=True)[1] == "its largest weight holds 1.0000"
+    assert bars_caption(weights, [0, 1], "en", largest=True)[1].startswith("its 2 largest weights")

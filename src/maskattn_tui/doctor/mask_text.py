@@ -129,6 +129,7 @@ def bars_caption(weights: RowWeights, keys: list[int], lang: str, largest: bool 
     head = t("doctor_tui.bars.head", lang, position=weights.position, count=f"{weights.count:,}",
              keys=f"{len(weights.weights):,}", source=source)
     if largest:
-        return [head, t("doctor_tui.bars.largest", lang, n=len(keys), shown=shown)]
+        largest = "doctor_tui.bars.largest" + (".one" if len(keys) == 1 else "")
+        return [head, t(largest, lang, n=len(keys), shown=shown)]
     return [head, t("doctor_tui.bars.top", lang, k=top, weight=f"{weights.weights[top]:.4f}", k0=min(keys),
                     k1=max(keys), shown=shown)]

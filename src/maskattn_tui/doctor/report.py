@@ -46,7 +46,7 @@ from maskattn_tui import strict_json
 from maskattn_tui.doctor.blocks import FULL, PARTIAL, block_overview
 from maskattn_tui.doctor.compare import CELL_LIMIT
 from maskattn_tui.doctor.diagnosis import Diagnosis, Finding
-from maskattn_tui.i18n import t
+from maskattn_tui.i18n import catalog, t
 
 SCHEMA = "maskattn-doctor/1"
 #: The human report lists findings in this order.
@@ -101,7 +101,10 @@ def finding_message(finding: Finding, diag: Diagnosis | None, lang: str) -> str:
     params.setdefault("count", finding.count)
     params["cells"] = cells_text(finding.cells, finding.count)
     variant = params.pop("variant", None)
-    return t(f"doctor.finding.{finding.code}" + (f".{variant}" if variant else ""), lang, **params)
+    key = f"doctor.finding.{finding.code}" + (f".{variant}" if variant else "")
+    if params.get("count") == 1 and f"{key}.one" in catalog():  # "1 row has", not "1 rows have"
+        key += ".one"
+    return t(key, lang, **params)
 
 
 def finding_json(finding: Finding, diag: Diagnosis | None, lang: str) -> dict:
