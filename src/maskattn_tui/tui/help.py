@@ -3,6 +3,7 @@ with ↓ / PgDn / End (it has the focus), and wraps its text at 80 columns."""
 
 from __future__ import annotations
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,40 +19,47 @@ from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
 
 
+#: The key column's width in both of the help's tables (so they line up).
+KEY_WIDTH = 15
+
+
 def key_text(display: str, keys: str, ascii: bool) -> str:
     """How the key is shown; with `ascii`, arrows are spelled by key name."""
     return keys.split(",")[0] if ascii and not display.isascii() else display
 
 
-def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | None = None) -> Table:
+def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | None = None) -> RenderableType:
     """Every key of the command table. With `mode` (the mode help was
     opened in): that mode's keys first, under a heading, Tab among them in
     explore mode; then the other modes' keys, each marked with its mode (so
     a key with a meaning per mode, such as `a`, is never read for the other)."""
     tr = Palette(glyphs=ASCII if ascii else UNICODE).tr
-    table = Table.grid(padding=(0, 2))
-    table.add_column(no_wrap=True, style="bold")
-    table.add_column(ratio=1)
 
-    def row(command) -> None:
-        only = "" if len(command.modes) > 1 else " " + t(f"tui.help.only_{next(iter(command.modes))}", lang)
-        table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang) + only))
+    def grid() -> Table:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(no_wrap=True, style="bold", min_width=KEY_WIDTH)
+        table.add_column(ratio=1, overflow="fold")  # a long run of CJK and ASCII wraps, never "…"
+        return table
 
     here = [c for c in COMMANDS if mode is not None and mode in c.modes]
+    parts: list[RenderableType] = []
     if here:
-        table.add_row(Text(t("tui.help.here", lang, mode=t(f"tui.help.mode_{mode}", lang)), style="bold"), "")
+        parts.append(Text(t("tui.help.here", lang, mode=t(f"tui.help.mode_{mode}", lang)), style="bold underline"))
+        table = grid()
         for command in here:
             table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang)))
         if mode == "explore":
             table.add_row("tab / shift+tab", t("tui.help.tab", lang))
-        table.add_row("", "")
-        table.add_row(Text(t("tui.help.elsewhere", lang), style="bold"), "")
+        parts += [table, Text(""), Text(t("tui.help.elsewhere", lang), style="bold underline")]
+    table = grid()
     for command in COMMANDS:
         if command not in here:
-            row(command)
+            only = "" if len(command.modes) > 1 else " " + t(f"tui.help.only_{next(iter(command.modes))}", lang)
+            table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang) + only))
     table.add_row(t("tui.help.mouse", lang), t("tui.help.mouse_desc", lang))
     table.add_row(palette_key, t("tui.key.palette", lang))
-    return table
+    parts.append(table)
+    return Group(*parts)
 
 
 class HelpScroll(VerticalScroll, can_focus=True):
