@@ -376,7 +376,7 @@ def test_a_compiled_module_runs_unchanged_under_capture(tmp_path):
     assert [c["mask"]["from"] for c in cap.calls] == ["is_causal"] * 4
 
 
-@pytest.mark.slow  # a spawned worker imports torch afresh (~10 s here)
+@pytest.mark.slow  # a spawned worker imports torch afresh (6 s here, more on a busy machine)
 def test_spawned_pool_workers_capture_into_the_same_folder(tmp_path):
     """multiprocessing's spawn start method: a new Python per worker, which
     finds capture's sitecustomize on PYTHONPATH; the pool ends its workers

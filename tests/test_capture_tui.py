@@ -70,3 +70,20 @@ def test_mask_flag_with_a_folder_that_is_no_capture(tmp_path, capsys):
 
     assert main(["--mask", str(tmp_path)]) == 2
     assert "not a capture folder" in capsys.readouterr().err
+
+
+async def test_o_opens_a_capture_folder(folder):
+    from test_tui_explore import open_file
+
+    app = make_app()
+    async with app.run_test(size=(140, 30)) as pilot:
+        await pilot.pause()
+        await open_file(pilot, str(folder))
+        for _ in range(100):  # the folder is read in a worker thread
+            if isinstance(app.screen, MaskScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, MaskScreen) and "call 0 (1/3)" in title(app)
+        await pilot.press("m")
+        await pilot.pause()
+        assert "call 2 (3/3)" in title(app)
