@@ -152,7 +152,8 @@ def _h(key: str) -> str:
 #: one given before is not overwritten by the sub-command's default); main()
 #: fills these in when neither gave them.
 DEFAULTS = {"step": None, "lang": None, "dwell": 2.0, "play": False, "exit_at_end": False, "ascii": False,
-            "mask": None, "mask_batch": None, "mask_head": None, "mask_scores": None, "mask_block": None}
+            "mask": None, "mask_batch": None, "mask_head": None, "mask_scores": None, "mask_block": None,
+            "mask_q_len": None, "mask_kv_len": None}
 _UNSET = argparse.SUPPRESS
 
 
@@ -183,6 +184,11 @@ def _add_mask(p: argparse.ArgumentParser) -> None:
                    default=_UNSET)
     p.add_argument("--block", dest="mask_block", type=_block, metavar="N", help=_h("cli.help.mask_block"),
                    default=_UNSET)
+    # --mask FILE.py:NAME: a mask_mod, evaluated at these lengths (scale.mask_open)
+    p.add_argument("--q-len", dest="mask_q_len", type=_int_in(1, 1 << 20, "cli.bad_index"), metavar="Q",
+                   help=_h("scale.help.mask_q_len"), default=_UNSET)
+    p.add_argument("--kv-len", dest="mask_kv_len", type=_int_in(1, 1 << 20, "cli.bad_index"), metavar="K",
+                   help=_h("scale.help.kv_len"), default=_UNSET)
 
 
 def _block(value: str) -> int:
