@@ -73,7 +73,7 @@ def test_mask_flag_with_a_folder_that_is_no_capture(tmp_path, capsys):
 
 
 async def test_o_opens_a_capture_folder(folder):
-    from test_tui_explore import open_file
+    from helpers import open_file
 
     app = make_app()
     async with app.run_test(size=(140, 30)) as pilot:
