@@ -540,3 +540,61 @@ def test_a_scenario_name_too_long_to_open_is_one_message(tmp_path):
     with pytest.raises(MaskattnError) as err:
         load_scenario(tmp_path / ("y" * 300 + ".toml"))
     assert err.value.key == "explore_file_unreadable"
+
+
+# --- the app's `o` ----------------------------------------------------------------------------
+
+
+async def test_o_reads_a_mask_off_the_ui_thread_with_a_notice(tmp_path, monkeypatch):
+    import threading
+
+    from helpers import _path_dialog, recorded
+
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui import mask_screen
+    from maskattn_tui.tui.mask_screen import MaskScreen
+
+    np.save(tmp_path / "m.npy", CAUSAL)
+    release, threads = threading.Event(), []
+    real_open = mask_screen.open_mask
+
+    def slow_open(path, *args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        release.wait(10)  # a large text mask, being parsed
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(mask_screen, "open_mask", slow_open)
+    app = make_app(explore=ExploreConfig(past=1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        await _path_dialog(pilot, "o", str(tmp_path / "m.npy"))
+        assert threads == [False]  # before: the UI thread, frozen for as long as the read takes
+        assert "Reading the mask" in seen[-1] and not isinstance(app.screen, MaskScreen)
+        await pilot.press("question_mark")  # the app still answers keys meanwhile
+        await pilot.pause()
+        await pilot.press("escape")
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, MaskScreen) and "Opened the mask" in seen[-1]
+        assert app.open_path == str(tmp_path / "m.npy")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+async def test_o_on_a_fifo_is_a_notice_not_a_frozen_app(tmp_path):
+    from helpers import open_file, recorded
+
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui.screen import FigureScreen
+
+    for name in ("mask.npy", "scenario.toml"):
+        os.mkfifo(tmp_path / name)
+        config = ExploreConfig(past=1)
+        app = make_app(explore=config)
+        async with app.run_test(size=(100, 30)) as pilot:
+            seen = recorded(app)
+            await open_file(pilot, str(tmp_path / name))
+            assert isinstance(app.screen, FigureScreen) and app.explore.config == config
+            assert "not a regular file" in seen[-1] or "FIFO" in seen[-1], seen

@@ -192,8 +192,7 @@ class ExploreActions:
         if is_mask_path(path):
             from maskattn_tui.tui.mask_screen import open_mask_file
 
-            if open_mask_file(self, path):
-                self.open_path = path
+            open_mask_file(self, path, lambda: setattr(self, "open_path", path))  # in a thread
             return
         try:
             config = load_scenario(path)

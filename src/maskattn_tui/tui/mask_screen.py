@@ -11,6 +11,7 @@ drill-down into one block's cells. Esc leaves a drill-down, then mask mode."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -259,21 +260,43 @@ def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
     return screen
 
 
-def open_mask_file(app, path: str) -> bool:
-    """`o` with a mask file: mask mode on it, or the doctor's one-line
-    reason in a notice (what is on screen stays)."""
-    lang = app.model.lang
-    try:
-        if os.path.isdir(path):  # a capture folder (maskattn-tui capture)
-            from maskattn_tui.capture.picker import open_capture
+def _read_doc(path: str):
+    if os.path.isdir(path):  # a capture folder (maskattn-tui capture)
+        from maskattn_tui.capture.picker import open_capture
 
-            doc = open_capture(path)
-        else:
-            doc = open_mask(path)
-    except MaskattnError as e:
-        app.notify(e.message(lang), title=t("doctor_tui.open_failed", lang), severity="error", markup=False,
-                   timeout=10)
-        return False
-    show_mask(app, doc)
-    app.notify(t("doctor_tui.opened", lang, file=path), markup=False)
-    return True
+        return open_capture(path)
+    return open_mask(path)
+
+
+def open_mask_file(app, path: str, opened: Callable[[], None] | None = None) -> None:
+    """`o` with a mask file: read and diagnosed in a thread (a large text
+    mask takes seconds; the UI keeps drawing, with a notice meanwhile),
+    then mask mode on it and `opened()`, or the doctor's one-line reason in
+    a notice (what is on screen stays). A newer `o` supersedes it."""
+    from textual.worker import get_current_worker
+
+    lang = app.model.lang
+    app.notify(t("doctor_read.opening", lang, file=path), markup=False, timeout=4)
+
+    def finish(result) -> None:
+        if isinstance(result, MaskattnError):
+            app.notify(result.message(lang), title=t("doctor_tui.open_failed", lang), severity="error",
+                       markup=False, timeout=10)
+            return
+        show_mask(app, result)
+        app.notify(t("doctor_tui.opened", lang, file=path), markup=False)
+        if opened is not None:
+            opened()
+
+    def work() -> None:
+        try:
+            result = _read_doc(path)
+        except MaskattnError as e:
+            result = e
+        if not get_current_worker().is_cancelled:
+            try:
+                app.call_from_thread(finish, result)
+            except RuntimeError:  # the app has closed meanwhile
+                pass
+
+    app.run_worker(work, thread=True, exclusive=True, group="open-mask", name=f"open {path}")
