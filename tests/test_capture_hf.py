@@ -200,7 +200,7 @@ def test_packed_batch_by_position_ids(tmp_path, capsys):
     assert doc["masks"][0]["diagnosis"]["documents"] == [3, 4]
 
 
-def test_a_killed_run_leaves_a_readable_capture(tmp_path):
+def test_a_killed_run_leaves_a_readable_capture(tmp_path, capsys):
     import subprocess
     import sys
 
@@ -218,6 +218,10 @@ def test_a_killed_run_leaves_a_readable_capture(tmp_path):
     assert document["complete"] is False
     assert [c["kind"] for c in document["calls"]] == ["sdpa"]
     assert primary(document["calls"])[0]["mask"]["from"] == "is_causal"
+    capsys.readouterr()
+    assert main(["doctor", str(tmp_path / "cap")]) == 0
+    text = capsys.readouterr().out
+    assert "not complete: the run stopped before capture ended" in text and "(is_causal=True: top-left)" in text
 
 
 def test_expect_over_every_call_of_a_capture(tmp_path, capsys):
