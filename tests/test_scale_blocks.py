@@ -115,3 +115,45 @@ def test_runs_cells_equal_the_rule_table():
         runs = rule_runs(rule)
         assert np.array_equal(runs.band(0, rule.rows, 0, rule.keys), rule.table_rows(slice(None))), name
         assert runs.visible() == int(rule.table_rows(slice(None)).sum()), name
+
+
+def dense_kind(allowed: np.ndarray, qb: int, kb: int) -> np.ndarray:
+    """create_block_mask's own algorithm on a dense table: pad with hidden
+    cells to whole blocks, count per block, full iff every cell visible."""
+    rows, keys = allowed.shape
+    n_q, n_k = -(-rows // qb), -(-keys // kb)
+    padded = np.zeros((n_q * qb, n_k * kb), dtype=np.int64)
+    padded[:rows, :keys] = allowed
+    sums = padded.reshape(n_q, qb, n_k, kb).sum(axis=(1, 3))
+    return np.where(sums == 0, EMPTY, np.where(sums == qb * kb, FULL, PARTIAL))
+
+
+def random_rule(rng: np.random.Generator) -> Rule:
+    rows = int(rng.integers(1, 300))
+    past = int(rng.integers(0, 200))
+    keys = rows + past
+    parts = dict(rows=rows, keys=keys, offset=past, causal=bool(rng.random() < 0.8))
+    if rng.random() < 0.4:
+        parts["window"] = int(rng.integers(1, 120))
+    if rng.random() < 0.3:
+        parts["chunk"] = int(rng.integers(1, 90))
+    if rng.random() < 0.3:
+        parts["prefix"] = int(rng.integers(0, keys + 1))
+    if rng.random() < 0.3:
+        cuts = np.sort(rng.choice(np.arange(1, keys), size=min(keys - 1, int(rng.integers(1, 5))), replace=False))
+        parts["documents"] = tuple(int(n) for n in np.diff(np.concatenate(([0], cuts, [keys]))))
+    if rng.random() < 0.3:
+        parts["pad"] = int(rng.integers(0, keys + 1))
+        parts["pad_side"] = "left" if rng.random() < 0.5 else "right"
+    return Rule(**parts)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_random_rules_equal_the_dense_algorithm(seed):
+    rng = np.random.default_rng(seed)
+    rule = random_rule(rng)
+    qb, kb = (int(x) for x in rng.choice([1, 3, 8, 16, 32, 64, 128], size=2))
+    runs = rule_runs(rule)
+    allowed = rule.table_rows(slice(None))
+    assert np.array_equal(runs.band(0, rule.rows, 0, rule.keys), allowed), rule
+    assert np.array_equal(from_runs(runs, qb, kb).kind, dense_kind(allowed, qb, kb)), (rule, qb, kb)
