@@ -89,11 +89,13 @@ def test_help_in_chinese():
 
 
 def test_pad_side_metavar_names_the_sides():
-    # Spelled out in options.py so that adding the options loads no config.
-    from maskattn_tui.explore.config import PAD_SIDES
-    from maskattn_tui.cli.explore_options import PAD_SIDE_METAVAR
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.explore.fields import BY_NAME
 
-    assert PAD_SIDE_METAVAR == "|".join(PAD_SIDES)
+    sides = BY_NAME["pad_side"].choices
+    assert "  --pad-side left|right\n" in parser().format_help() and "|".join(sides) == "left|right"
+    for side in sides:  # each side the help names is one the configuration takes
+        assert ExploreConfig(pad=1, pad_side=side).pad_side == side
 
 
 def test_no_causal_is_a_flag():

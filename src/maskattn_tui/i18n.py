@@ -51,9 +51,3 @@ def lang_from_env(environ: dict[str, str] | None = None) -> str:
         if value:
             return "zh" if value.lower().startswith("zh") else "en"
     return DEFAULT_LANG
-
-
-def check_lang(lang: str) -> str:
-    if lang not in LANGS:
-        raise ValueError(lang)
-    return lang

@@ -51,10 +51,6 @@ LENS_DEST = "explore_lens"
 EXPERIMENT_DEST = "explore_experiment"
 
 
-#: The metavar of --pad-side (from the schema; a test checks it names the sides).
-PAD_SIDE_METAVAR = BY_NAME["pad_side"].metavar
-
-
 class _Option(argparse.Action):
     """An explore option: stores its value (or `const`, for a flag such as
     --no-causal) like argparse's own actions. Its help text is made when

@@ -22,8 +22,6 @@ from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 from maskattn_tui.safe_write import remove_quietly, write_temp
 
-FORMATS = ("svg", "txt")
-DEFAULT_SIZE = "100x30"
 #: Larger than any real terminal; keeps a typo from allocating a huge screen.
 MAX_WIDTH, MAX_HEIGHT = 500, 200
 

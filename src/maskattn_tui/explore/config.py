@@ -43,9 +43,6 @@ from maskattn_tui.explore.patterns import PATTERN_FIELDS, check_pattern, pattern
 
 PAST_RANGE = (BY_NAME["past"].lo, BY_NAME["past"].hi)
 NEW_RANGE = (BY_NAME["new"].lo, BY_NAME["new"].hi)
-TEMPERATURE_RANGE = (BY_NAME["temperature"].lo, BY_NAME["temperature"].hi)
-SEED_RANGE = (BY_NAME["seed"].lo, BY_NAME["seed"].hi)
-PAD_SIDES = BY_NAME["pad_side"].choices
 #: Width of generated Q and K rows, and of generated V rows.
 INPUT_DIM = 2
 VALUE_DIM = 1
@@ -251,10 +248,6 @@ class ExploreConfig:
 
     def without_overrides(self) -> "ExploreConfig":
         return self.replace(v_override=(), score_override=())
-
-    def without_explicit_inputs(self) -> "ExploreConfig":
-        """Back to seed-generated Q, K, V (overrides kept when still in range)."""
-        return self.replace(q=None, k=None, v=None)
 
     # --- the layout -----------------------------------------------------------
 

@@ -128,9 +128,6 @@ class ExploreSession:
     def toggle_active(self) -> Outcome:
         return replace(self, active=not self.active), None
 
-    def set_active(self, active: bool) -> Outcome:
-        return replace(self, active=bool(active)), None
-
     def set_field(self, name: str, text: str) -> Outcome:
         """Set a configuration field from typed text (or a switch / select
         value). Out of range or not a value of its kind: (self, problem)."""
@@ -179,9 +176,6 @@ class ExploreSession:
                 "field": PRESET, "value": name, "choices": ", ".join(PRESETS), "kept": ""})
         return self._with_config(**preset_changes(name))
 
-    def toggle_causal(self) -> Outcome:
-        return self._with_config(causal=not self.config.causal)
-
     def toggle_experiment(self, name: str) -> Outcome:
         if name not in EXPERIMENTS:
             return self, Problem("tui.x.err.unknown_experiment", {"value": name, "choices": ", ".join(EXPERIMENTS)})
@@ -198,9 +192,6 @@ class ExploreSession:
 
     def set_lens(self, on: bool) -> Outcome:
         return replace(self, lens=bool(on)), None
-
-    def set_v(self, key: int, value: float) -> Outcome:
-        return self._with_config(v_override=(*self.config.v_override, (key, value)))
 
     def set_score(self, row: int, key: int, score: float) -> Outcome:
         return self._with_config(score_override=(*self.config.score_override, (row, key, score)))

@@ -21,9 +21,6 @@ if TYPE_CHECKING:
     from maskattn_tui.explore.session import ExploreSession, Outcome, Problem
     from maskattn_tui.lesson.stepview import StepView
 
-#: The grid's cells: "auto" (full where they fit, else compact), or forced.
-CELL_MODES = ("auto", "full", "compact")
-
 
 @lru_cache(maxsize=16)
 def explored_views(config: ExploreConfig) -> tuple[StepView, ...]:
@@ -44,6 +41,7 @@ class AppModel:
     #: The figure's player while exploring (restored when leaving).
     figure_player: PlayerState | None = None
     zoomed: bool = False
+    #: The grid's cells: "auto" (full where they fit, else compact), "full" or "compact".
     cells: str = "auto"
     #: The last refused explore change (None after one that went through).
     problem: Problem | None = None
