@@ -137,3 +137,27 @@ async def test_help_opened_in_explore_mode_lists_explore_keys_first():
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen) and app.screen.mode == "explore"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("step", [1, 2, 3])
+async def test_the_explanation_says_which_row_it_is_about(lang, step):
+    from maskattn_tui.lesson.f12 import load_f12
+
+    spec = load_f12().steps[step - 1]
+    focus = spec.focus_rows[0]
+    app = make_app(step=step, lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        explain = app.query_one("#explain")
+        head = " ".join(lines_of(explain)[:4])
+        assert f"▶ q{spec.query_positions[focus]}" in head and "●" in head
+        await pilot.press("down" if focus < 2 else "up")
+        await settle(pilot)
+        row = app.state.row
+        assert row != focus
+        head = " ".join(lines_of(explain)[:4])
+        assert f"▶ q{spec.query_positions[focus]}" in head
+        assert f"● q{spec.query_positions[row]}" in head  # the row the bars show
+        bars = " ".join(lines_of(app.query_one("#bars"))[:3])
+        assert str(spec.query_positions[row]) in bars

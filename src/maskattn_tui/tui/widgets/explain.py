@@ -11,8 +11,26 @@ from textual.geometry import Size
 from maskattn_tui.lesson.f12 import Figure
 from maskattn_tui.model.app_model import AppModel
 from maskattn_tui.render.explain import caption_lines, section_lines
-from maskattn_tui.render.grid_lines import Block, TextBlock
+from maskattn_tui.render.grid_lines import Block, TextBlock, wrap_text
 from maskattn_tui.tui.widgets.base import LinesView
+
+
+def about_lines(view, row: int | None, lang: str, palette, width: int) -> list:
+    """Which row the caption is about (the step's ▶ row), and the bars' ●
+    row when it is another one; `row` None: the longer of the two, for the
+    pane's height. Only for steps 1-3 (one row's story among three)."""
+    focus = view.spec.focus_rows[0]
+    positions = view.spec.query_positions
+    if len(positions) < 2 or view.spec.kind != "rows":  # steps 1-3: one row's story among several
+        return []
+    other = (focus + 1) % len(positions) if row is None else row
+    mark, dot = "▶", "●"  # the grid's marks (the palette spells them > and * in ASCII)
+    if other == focus:
+        text = palette.t("tui.explain.about_same", lang, mark=mark, dot=dot, q=f"q{positions[focus]}")
+    else:
+        text = palette.t("tui.explain.about_other", lang, mark=mark, dot=dot, q=f"q{positions[focus]}",
+                         bars=f"q{positions[other]}")
+    return wrap_text(palette.tr(text), width, palette.style("dim"))
 
 
 class ExplainView(LinesView):
@@ -33,8 +51,13 @@ class ExplainView(LinesView):
         if key not in cache:
             cache.clear()
             cache[key] = section_lines(self.lesson, model.lang, palette, width, inputs=not model.exploring)
-        tallest = max(len(caption_lines(v, model.lang, palette, width)) for v in model.views)
-        caption = caption_lines(model.view, model.lang, palette, width)
+        lang, row = model.lang, model.player.row
+        # The caption is about the step's ▶ row: said under the title, with
+        # the ● row of the bars when ↑/↓ chose another (issue 20, point 5).
+        tallest = max(len(caption_lines(v, lang, palette, width)) + len(about_lines(v, None, lang, palette, width))
+                      for v in model.views)
+        title, *text = caption_lines(model.view, lang, palette, width)
+        caption = [title, *about_lines(model.view, row, lang, palette, width), *text]
         caption += [[] for _ in range(tallest - len(caption))]
         return TextBlock([*caption, *cache[key]])
 
