@@ -194,3 +194,12 @@ def test_a_failing_mask_mod_in_a_real_process_is_one_line(mods):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "Traceback" not in result.stderr and "failed on the tile" in result.stderr
+
+
+def test_a_local_causal_mask_mod_over_a_cache_is_told_to_add_the_offset(mods, capsys):
+    """MASK-PATTERNS 1.1: q_idx is local; decode after a cache needs q_idx + past."""
+    assert main(["doctor", f"{mods}:causal", "--q-len", "4", "--kv-len", "260"]) == 0
+    out = capsys.readouterr().out
+    assert "top-left" in out and "q_idx + 256 >= kv_idx" in out
+    assert main(["doctor", f"{mods}:causal", "--q-len", "260", "--kv-len", "260"]) == 0
+    assert "q_idx +" not in capsys.readouterr().out

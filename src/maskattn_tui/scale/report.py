@@ -69,6 +69,9 @@ def reading_lines(diag: ModDiagnosis, lang: str) -> list[str]:
         if comp.leak_count:
             lines.append(t("scale.reading.leaks", lang, count=comp.leak_count,
                            cells=cells_text(comp.leaks, comp.leak_count)))
+    if diag.fit is not None and diag.alignment == "top-left":
+        rule = diag.fit.rule
+        lines.append(t("scale.reading.top_left", lang, past=rule.keys - rule.rows))
     if diag.empty_count:
         lines.append(t("scale.reading.empty", lang, count=diag.empty_count,
                        rows=", ".join(map(str, diag.empty_rows)) + (" …" if diag.empty_count > len(diag.empty_rows) else "")))
