@@ -150,7 +150,8 @@ def test_mistral_sliding_window_prefill_and_decode(tmp_path, capsys):
     assert builds and builds[-1]["q_len"] == 1
 
 
-def test_gemma3_sliding_and_full_layers_told_apart(tmp_path, capsys):
+@pytest.mark.parametrize("impl", ["eager", "sdpa"])
+def test_gemma3_sliding_and_full_layers_told_apart(tmp_path, capsys, impl):
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 
     from maskattn_tui import capture
@@ -159,7 +160,7 @@ def test_gemma3_sliding_and_full_layers_told_apart(tmp_path, capsys):
     config = Gemma3TextConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                               num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=3,
                               layer_types=["sliding_attention", "full_attention"], max_position_embeddings=64,
-                              attn_implementation="eager")
+                              attn_implementation=impl)
     model = Gemma3ForCausalLM(config).eval()
     ids = torch.tensor([[3, 4, 5, 6, 7, 8]])
     with torch.no_grad():
@@ -170,11 +171,17 @@ def test_gemma3_sliding_and_full_layers_told_apart(tmp_path, capsys):
     hf = [c for c in cap.calls if c["kind"] == "hf"]
     assert [c["layer_type"] for c in hf] == ["sliding_attention", "full_attention"]
     q, k = np.arange(6)[:, None], np.arange(6)[None, :]
-    assert np.array_equal(table(tmp_path, hf[0]) == 0, (k <= q) & (k > q - 3))
-    assert np.array_equal(table(tmp_path, hf[1]) == 0, k <= q)
+    # sdpa: a layer with no mask to pass (the full one, no padding) leaves it to SDPA's is_causal
+    shown = [c if c["mask"] is not None else next(s for s in cap.calls if s.get("within") == c["call"])
+             for c in hf]
+    assert shown == primary(cap.calls)
+    assert [c["mask"]["from"] for c in shown] == ["attn_mask", "attn_mask" if impl == "eager" else "is_causal"]
+    seen = (lambda t: t == 0) if impl == "eager" else (lambda t: t)  # additive 0 / min, or bool
+    assert np.array_equal(seen(table(tmp_path, shown[0])), (k <= q) & (k > q - 3))
+    assert np.array_equal(seen(table(tmp_path, shown[1])), k <= q)
     code, doc = doctor_json(capsys, tmp_path)
     by_call = {m["calls"][0]: m["diagnosis"] for m in doc["masks"]}
-    assert by_call[hf[0]["call"]]["window"] == 3 and by_call[hf[1]["call"]]["window"] is None
+    assert by_call[shown[0]["call"]]["window"] == 3 and by_call[shown[1]["call"]]["window"] is None
     # a sliding and a full layer differ by design: not "layers that should share one mask"
     assert "layers-differ" not in [f["code"] for f in doc["findings"]]
 
