@@ -7,8 +7,10 @@ import sys
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, strategies as st
 
 from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.explore.experiments import EXPERIMENTS
 from maskattn_tui.explore.session import ExploreSession, new_session
 from maskattn_tui.lesson.f12 import load_f12
 from maskattn_tui.lesson.stepview import build_view
@@ -17,6 +19,8 @@ from maskattn_tui.model.commands import (
     COMMANDS, EXPLORE, FIGURE, action_available, footer_entries, footer_fit, palette_commands,
 )
 from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
+from maskattn_tui.i18n import LANGS
+from helpers import seeded
 
 
 def lesson_model(**player) -> AppModel:
@@ -122,3 +126,66 @@ def test_every_palette_command_is_in_the_table_once():
     assert len(set(ids)) == len(ids)
     for mode in (FIGURE, EXPLORE):
         assert all(mode in c.modes for c in palette_commands(mode))
+
+
+# -- any sequence of what the keys do ------------------------------------------------------
+# What tests/test_tui_explore.py's and test_tui_pilot.py's random-key runs check
+# on screen, checked here on the model alone: many sequences, and a failing one
+# shrinks to the few steps that break it.
+
+#: (action as the command table names it, the model's transition)
+KEY_STEPS = [
+    ("prev", lambda m: m.with_player(PlayerState.prev)),
+    ("next", lambda m: m.with_player(PlayerState.next)),
+    ("first", lambda m: m.with_player(PlayerState.first)),
+    ("last", lambda m: m.with_player(PlayerState.last)),
+    ("toggle_play", lambda m: m.with_player(PlayerState.toggle_play)),
+    ("slower", lambda m: m.with_player(PlayerState.slower)),
+    ("faster", lambda m: m.with_player(PlayerState.faster)),
+    ("row", lambda m: m.with_player(lambda p: p.move_row(-1))),
+    ("row", lambda m: m.with_player(lambda p: p.move_row(1))),
+    ("toggle_language", lambda m: m.with_player(PlayerState.toggle_language)),
+    ("zoom", lambda m: m.toggle_zoom()),
+    ("toggle_explore", lambda m: m.explore(ExploreSession.toggle_active)),
+    ("toggle_lens", lambda m: m.explore(ExploreSession.toggle_lens)),
+    *[("toggle_experiment", (lambda n: lambda m: m.explore(lambda s: s.toggle_experiment(n)))(name))
+      for name in EXPERIMENTS],
+    # the panel's text boxes, good values and refused ones
+    *[("field", (lambda f, v: lambda m: m.explore(lambda s: s.set_field(f, v)))(field, text))
+      for field, text in [("past", "0"), ("past", "5"), ("past", "40"), ("new", "1"), ("new", "4"),
+                          ("new", "0"), ("pad", "1"), ("pad", "99"), ("temperature", "0.5"),
+                          ("temperature", "0")]],
+    ("tick", lambda m: m.with_player(PlayerState.tick) if m.player.playing else m),  # the timer runs only then
+]
+
+
+def allowed(action: str, model: AppModel) -> bool:
+    """Whether the app lets this key act in the model's mode (the panel's
+    boxes exist in explore mode only; the timer ticks in any mode)."""
+    if action == "field":
+        return model.exploring
+    return action == "tick" or action_available(action, model.mode)
+
+
+@seeded(200)
+@given(steps=st.lists(st.sampled_from(range(len(KEY_STEPS))), max_size=40))
+def test_any_sequence_of_keys_keeps_the_model_consistent(steps):
+    model = lesson_model(step=2)
+    lang = model.lang
+    for i in steps:
+        action, transition = KEY_STEPS[i]
+        if not allowed(action, model):
+            continue
+        before, model = model, transition(model)
+        p = model.player
+        assert 1 <= p.step <= p.steps and 0 <= p.row < p.rows and p.lang in LANGS
+        if model.exploring:
+            config = model.session.config
+            assert p.steps == 1 and len(model.views) == 1 and not p.playing
+            assert model.views[0].table.query_positions == config.query_positions and p.rows == config.new
+        else:
+            assert p.steps == 5 and len(model.views) == 5 and not (p.playing and p.at_last)
+        lang = p.lang if action == "toggle_language" else lang
+        assert p.lang == lang  # only L changes the language, in or out of explore mode
+        if before.exploring and not model.exploring:  # back where the figure was
+            assert (p.step, p.row) == (before.figure_player.step, before.figure_player.row)

@@ -1,6 +1,6 @@
 """`print` and `json` with --lens and --experiment, run as a user would
 (a subprocess), in both languages; expectations written by hand from
-../shared/API-CONVENTIONS.md and the chapter."""
+the libraries' conventions (docs/usage.md, the lens) and the chapter."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The doctor's rule tables (doctor.rules, doctor.expect) against published
-tables (MASK-PATTERNS 1.2, 1.6), independent per-cell formulas, the
+tables (attention-gym's mask_mods, the four window conventions), independent per-cell formulas, the
 explorer's own table, and themselves (intervals vs cells, arithmetic vs
 cell-by-cell comparison); and the block overview."""
 
@@ -23,7 +23,7 @@ def table(text: str) -> np.ndarray:
 
 
 def test_hf_window_decode_table():
-    # HF, q_offset=4, w=3, 2 new queries at 4 and 5 (MASK-PATTERNS 1.6, VERIFIED)
+    # HF, q_offset=4, w=3, 2 new queries at 4 and 5 (masking_utils, run on CPU)
     got = expected_allowed(ExpectOptions(past=4, new=2, window=3))
     assert (got == table("001110/000111")).all()
 

@@ -146,7 +146,7 @@ def test_additive_form():
 
 
 def test_cache_offset_tables_match_api_conventions():
-    # API-CONVENTIONS.md: past=3, new=2 -> bottom-right 11110 / 11111, top-left 10000 / 11000
+    # past=3, new=2 (as SDPA draws them) -> bottom-right 11110 / 11111, top-left 10000 / 11000
     correct = build_table(*cache_positions(3, 2))
     wrong = row_number_table(correct)
     bits = lambda t: ["".join("1" if a else "0" for a in row) for row in t.allowed]

@@ -1,4 +1,4 @@
-"""The API lens against the tables and facts of API-CONVENTIONS.md."""
+"""The API lens against the libraries' tables and facts (checked on CPU with torch and transformers)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from maskattn_tui.explore.api_lens import bottom_right, format_value, top_left
 
 T, F = True, False
 
-# API-CONVENTIONS.md, running example: past = 3, new = 2 (L = 2, S = 5)
+# The running example: past = 3, new = 2 (L = 2, S = 5)
 BOTTOM_RIGHT = [[T, T, T, T, F], [T, T, T, T, T]]
 TOP_LEFT = [[T, F, F, F, F], [T, T, F, F, F]]
 

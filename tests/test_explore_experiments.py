@@ -1,5 +1,5 @@
 """Each experiment's claim, checked against hand-written tables (from
-F12.md and API-CONVENTIONS.md) and numbers computed here independently."""
+the chapter and the libraries' conventions) and numbers computed here independently."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def weights_by_hand(scores, allowed, temperature=1.0):
     return [e / sum(exps) for e in exps]
 
 
-# The chapter's toy input (F12.md): Q = K = [[1,0],[0,1],[1,1]], V = 10, 20, 30.
+# The chapter's toy input: Q = K = [[1,0],[0,1],[1,1]], V = 10, 20, 30.
 CHAPTER = dict(past=0, new=3, q=[[1, 0], [0, 1], [1, 1]], k=[[1, 0], [0, 1], [1, 1]], v=[[10], [20], [30]])
 
 
@@ -82,7 +82,7 @@ def test_leak_probe_on_the_chapters_data():
     res = leak_probe(ExploreConfig(**CHAPTER), broken="causal-off", keys=[2])
     assert res.v_probe == ((10.0,), (20.0,), (9999.0,))
     assert res.guarded_rows == (0, 1)
-    # F12.md's printed outputs, unchanged with the correct mask
+    # The chapter's printed outputs, unchanged with the correct mask
     for result in (res.correct_before, res.correct_after):
         assert result.outputs[0][0] == pytest.approx(10.0, abs=1e-12)
         assert result.outputs[1][0] == pytest.approx(16.697615493266568, abs=1e-12)
@@ -241,7 +241,7 @@ def test_causal_off_shows_every_valid_key(kwargs, causal_rows, off_rows, newly):
 
 def test_causal_off_on_the_chapters_data_by_hand():
     res = causal_off(ExploreConfig(**CHAPTER))
-    # causal: F12.md's printed weights
+    # causal: the chapter's printed weights
     assert res.causal_result.weights[1] == pytest.approx((0.3302384506733431, 0.6697615493266569, 0.0), abs=1e-12)
     # off: row 1 (q = [0, 1]) reads all keys; scores 0, 1/sqrt2, 1/sqrt2
     s = 1 / math.sqrt(2)

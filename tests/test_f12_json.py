@@ -9,7 +9,7 @@ from maskattn_tui.cli import main
 from maskattn_tui.i18n import LANGS
 from maskattn_tui.lesson.f12 import load_f12
 
-# F12.md, "Expected numbers (the chapter's printed run, to 1e-12)".
+# The chapter's printed run (to 1e-12).
 CAUSAL_WEIGHTS = [
     [1, 0, 0],
     [0.3302384506733431, 0.6697615493266569, 0],

@@ -1,6 +1,6 @@
 """The mask patterns (engine/rules.py through ExploreConfig): each rule
 against an independent formula over generated configurations, and the
-published tables of ../shared/MASK-PATTERNS.md (HF window decode, attention-gym
+tables published by the libraries (HF window decode, attention-gym
 prefix-LM, document mask and jetspec tree)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def rows(table) -> list[str]:
 
 
 def test_hf_window_decode_table():
-    # HF sliding_window_causal, w=3, 4 cached tokens, 2 new queries (MASK-PATTERNS 1.6)
+    # HF sliding_window_causal, w=3, 4 cached tokens, 2 new queries (masking_utils, run on CPU)
     assert rows(ExploreConfig(past=4, new=2, window=3).table()) == ["001110", "000111"]
 
 

@@ -1,5 +1,5 @@
 """The API lens and experiment renderables on a recording console, checked
-against tables written by hand from ../shared/API-CONVENTIONS.md and the
+against tables written by hand from the libraries' conventions and the
 chapter's printed numbers (not against the explore core's own output)."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def marked(cells: list[str]) -> str:
     return "".join("1" if c.endswith("!") else "0" for c in cells)
 
 
-# --- the running example of API-CONVENTIONS.md: past = 3, new = 2 -----------------
+# --- the lens's running example: past = 3, new = 2 ----------------------------------
 
 RUNNING = ExploreConfig(past=3, new=2)
 BOTTOM_RIGHT = {"q3": "11110", "q4": "11111"}  # hand-written: keys <= past + row
@@ -201,7 +201,7 @@ def test_colour_marks_differences_but_is_not_needed():
 
 # --- experiments -------------------------------------------------------------------
 
-# The chapter's toy input (F12.md): Q = K = [[1,0],[0,1],[1,1]], V = 10, 20, 30.
+# The chapter's toy input: Q = K = [[1,0],[0,1],[1,1]], V = 10, 20, 30.
 CHAPTER = ExploreConfig(past=0, new=3, q=[[1, 0], [0, 1], [1, 1]], k=[[1, 0], [0, 1], [1, 1]], v=[[10], [20], [30]])
 
 
@@ -295,7 +295,7 @@ def test_causal_off_shows_every_valid_key():
 
 def test_causal_off_outputs_on_the_chapters_data():
     text = render(experiment_view("causal-off", causal_off(CHAPTER), "en", default_palette(color=False)))
-    # F12.md: with the causal mask the outputs are 10, 16.6976, 22.5523
+    # The chapter: with the causal mask the outputs are 10, 16.6976, 22.5523
     for label, value in (("q0", "10.0000"), ("q1", "16.6976"), ("q2", "22.5523")):
         assert re.search(rf"\s{value}\s", row_of(text, label))
     assert "= unchanged" in row_of(text, "q2")  # the last row saw everything already

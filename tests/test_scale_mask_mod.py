@@ -197,7 +197,7 @@ def test_a_failing_mask_mod_in_a_real_process_is_one_line(mods):
 
 
 def test_a_local_causal_mask_mod_over_a_cache_is_told_to_add_the_offset(mods, capsys):
-    """MASK-PATTERNS 1.1: q_idx is local; decode after a cache needs q_idx + past."""
+    """FlexAttention's q_idx is local; decode after a cache needs q_idx + past."""
     assert main(["doctor", f"{mods}:causal", "--q-len", "4", "--kv-len", "260"]) == 0
     out = capsys.readouterr().out
     assert "top-left" in out and "q_idx + 256 >= kv_idx" in out

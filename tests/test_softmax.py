@@ -7,7 +7,7 @@ import pytest
 from maskattn_tui.errors import EmptyRowError, MaskattnError
 from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES, masked_softmax, stable_softmax
 
-# F12.md's printed values.
+# The chapter's printed values.
 SOFTMAX_012 = [0.09003057317038046, 0.24472847105479764, 0.6652409557748218]
 
 

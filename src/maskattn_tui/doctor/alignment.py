@@ -1,4 +1,4 @@
-"""Polarity and alignment, decided together (MASK-PATTERNS 3.2 item 2).
+"""Polarity and alignment, decided together.
 
 Four hypotheses: {True/1/0.0 = attend, = blocked} x {offset S-L
 (bottom-right, right for a KV cache), offset 0 (top-left, row-index based)}.

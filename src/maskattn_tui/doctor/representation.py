@@ -2,7 +2,7 @@
 "may this query read this key?", one band of rows at a time so that a
 memory-mapped mask is never loaded whole.
 
-Representations (MASK-PATTERNS 3.2 item 1):
+Representations:
 
     bool             True / False
     int01            integers 0 / 1

@@ -2,7 +2,8 @@
 positions: "does this rule alone block query position p from key position k?"
 
 A blocked cell names every rule that alone would block it, in RULE_ORDER.
-Facts behind the conventions: ../shared/MASK-PATTERNS.md (sections 1.2, 1.6).
+The window is Hugging Face's (sliding_window_causal: W keys incl. self);
+Mistral's reference and attention-gym's generate_sliding_window(w) keep w + 1.
 
 * future   - causal: k > p (with a prefix-LM, keys < prefix are never future)
 * pad      - the key is PAD

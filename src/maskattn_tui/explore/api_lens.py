@@ -1,6 +1,6 @@
 """The API lens: how real libraries spell one visibility table.
 
-Facts from ../shared/API-CONVENTIONS.md (torch 2.13, transformers 5.24,
+Facts read in the libraries and checked on CPU (torch 2.13, transformers 5.24,
 FlashAttention README). Rows are queries (L), columns keys (S); our tables
 are True = "this query may read this key".
 

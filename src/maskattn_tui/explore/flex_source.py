@@ -4,7 +4,7 @@ Python source a user can paste (torch and literals only).
 FlexAttention calls `mask_mod(b, h, q_idx, kv_idx)` with LOCAL indices:
 `create_block_mask(mask_mod, 1, 1, new, past + new)` gives q_idx in
 0..new-1 and kv_idx in 0..past+new-1, and True means "may attend"
-(../shared/MASK-PATTERNS.md 1.1). So the source places each query at its
+(create_block_mask's docstring). So the source places each query at its
 absolute position itself: PAST + q_idx when the queries are the last rows
 (a KV cache), else a literal Q_POS tensor (F12 step 4: one query at 1 over
 keys 0-2). Constants are literal tensors indexed by kv_idx / q_idx, which

@@ -1,4 +1,4 @@
-"""A BlockMask used where it was not built for (MASK-PATTERNS 1.3-1.4).
+"""A BlockMask used where it was not built for.
 
 Built: create_block_mask(mask_mod, 1, 1, Q0, K0, BLOCK_SIZE=b0). Used:
 queries of length Q, keys of length K, blocks read as b.
