@@ -21,7 +21,7 @@ from maskattn_tui.render.experiment_parts import (
     cell_legend, change_text, grid, output_text, outputs_table, pair, para, short, spans,
 )
 from maskattn_tui.render.lens import cells_by_row, keys_text, rows_text, visibility_matrix
-from maskattn_tui.render.matrix import MARK
+from maskattn_tui.render.matrix import MARK, side_by_side
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.pattern_experiments import pattern_mistake_view
 from maskattn_tui.render.text_columns import columns_block
@@ -119,14 +119,12 @@ def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[Rende
 
 
 def _polarity_bug(res: PolarityBugResult, lang: str, palette: Palette) -> list[RenderableType]:
-    from rich.columns import Columns  # the lens's small matrices (render.matrix), side by side
-
     table = res.intended
     intended = [[c.allowed for c in row] for row in table.cells]
-    mats = Columns([
+    mats = side_by_side([
         visibility_matrix(table, intended, palette.t("render.x.polarity.intended", lang), palette, mark_diffs=False),
         visibility_matrix(table, res.effective, palette.t("render.x.polarity.effective", lang), palette),
-    ], padding=(0, 4))
+    ])
     idx = {p: i for i, p in enumerate(table.key_positions)}
 
     def where(cells):

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
 
 from maskattn_tui.explore.api_lens import NEG_INF_TEXT, lenses
-from maskattn_tui.render.matrix import MARK, SmallMatrix
+from maskattn_tui.render.matrix import MARK, SmallMatrix, side_by_side
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.engine.visibility import VisibilityTable
 
@@ -216,7 +215,7 @@ def lens_block(table: VisibilityTable, number: int, entry: dict, lang: str, pale
             _value_matrix(table, entry, lang, palette),
             visibility_matrix(table, entry["table"], palette.t("render.x.lens.effective", lang), palette),
         ]
-    parts.append(Columns(shown, padding=(0, 4)))
+    parts.append(side_by_side(shown))
     parts.append(_verdict(table, entry, lang, palette))
     companion = _companion_matrix(table, entry, lang, palette)
     if companion is not None:

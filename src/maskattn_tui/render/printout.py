@@ -17,7 +17,7 @@ from maskattn_tui.lesson.f12 import Figure
 from maskattn_tui.lesson.stepview import StepView
 from maskattn_tui.render.bar_lines import bar_block
 from maskattn_tui.render.blocks import AtWidth, Line, TextBlock, glue, wrap_text
-from maskattn_tui.render.explain import caption_lines, section_lines
+from maskattn_tui.render.explain import captioned, section_lines
 from maskattn_tui.render.figure_lines import Room, build_figure
 from maskattn_tui.render.palette import Palette
 
@@ -105,7 +105,7 @@ def step_block(view: StepView, lang: str, palette: Palette, views: Sequence[Step
         BLANK,
         AtWidth(lambda width: bar_block(scale, view, row, lang, palette, width)),
         BLANK,
-        AtWidth(lambda width: TextBlock(caption_lines(view, lang, palette, width))),
+        AtWidth(lambda width: TextBlock(captioned(view, row, lang, palette, width))),
         BLANK,
         *extras,
     )

@@ -10,27 +10,9 @@ from textual.geometry import Size
 
 from maskattn_tui.lesson.f12 import Figure
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.render.explain import caption_lines, section_lines
-from maskattn_tui.render.grid_lines import Block, TextBlock, wrap_text
+from maskattn_tui.render.explain import about_lines, caption_lines, section_lines
+from maskattn_tui.render.grid_lines import Block, TextBlock
 from maskattn_tui.tui.widgets.base import LinesView
-
-
-def about_lines(view, row: int | None, lang: str, palette, width: int) -> list:
-    """Which row the caption is about (the step's ▶ row), and the bars' ●
-    row when it is another one; `row` None: the longer of the two, for the
-    pane's height. Only for steps 1-3 (one row's story among three)."""
-    focus = view.spec.focus_rows[0]
-    positions = view.spec.query_positions
-    if len(positions) < 2 or view.spec.kind != "rows":  # steps 1-3: one row's story among several
-        return []
-    other = (focus + 1) % len(positions) if row is None else row
-    mark, dot = "▶", "●"  # the grid's marks (the palette spells them > and * in ASCII)
-    if other == focus:
-        text = palette.t("tui.explain.about_same", lang, mark=mark, dot=dot, q=f"q{positions[focus]}")
-    else:
-        text = palette.t("tui.explain.about_other", lang, mark=mark, dot=dot, q=f"q{positions[focus]}",
-                         bars=f"q{positions[other]}")
-    return wrap_text(palette.tr(text), width, palette.style("dim"))
 
 
 class ExplainView(LinesView):
