@@ -598,3 +598,21 @@ async def test_o_on_a_fifo_is_a_notice_not_a_frozen_app(tmp_path):
             await open_file(pilot, str(tmp_path / name))
             assert isinstance(app.screen, FigureScreen) and app.explore.config == config
             assert "not a regular file" in seen[-1] or "FIFO" in seen[-1], seen
+
+
+async def test_o_opens_npz_and_safetensors_in_mask_mode(tmp_path):
+    pytest.importorskip("safetensors")
+    from helpers import open_file
+    from safetensors.numpy import save_file
+
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui.mask_screen import MaskScreen
+
+    np.savez(tmp_path / "m.npz", CAUSAL)
+    save_file({"mask": CAUSAL}, tmp_path / "m.safetensors")
+    for name in ("m.npz", "m.safetensors"):
+        app = make_app(explore=ExploreConfig(past=1))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await open_file(pilot, str(tmp_path / name))  # before: read as a scenario file
+            assert isinstance(app.screen, MaskScreen), name

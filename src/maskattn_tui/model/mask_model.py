@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 #: Files `o` and --mask open in mask mode (anything else: a scenario).
-MASK_SUFFIXES = (".npy", ".pt", ".pth", ".txt", ".json")
+MASK_SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".txt", ".json", ".csv")
 
 
 def is_mask_path(path: str) -> bool:
