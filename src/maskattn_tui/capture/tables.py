@@ -23,9 +23,12 @@ def describe(tensor: torch.Tensor | None) -> dict | None:
     out = {"shape": list(tensor.shape), "dtype": str(tensor.dtype).removeprefix("torch."),
            "stride": list(tensor.stride())}
     if tensor.is_floating_point() and tensor.numel():
-        finite = tensor[torch.isfinite(tensor)]
-        out["min"] = float(finite.min()) if finite.numel() else None
-        out["neg_inf"] = bool(torch.isneginf(tensor).any())
+        # reductions, not a boolean index (which would copy a huge mask once more)
+        low = tensor.detach().amin()
+        out["neg_inf"] = bool(torch.isneginf(low))
+        if out["neg_inf"]:
+            low = tensor.detach().masked_fill(torch.isneginf(tensor), float("inf")).amin()
+        out["min"] = float(low) if bool(torch.isfinite(low)) else None
     return out
 
 
