@@ -168,7 +168,7 @@ def allowed(action: str, model: AppModel) -> bool:
 
 
 @seeded(200)
-@given(steps=st.lists(st.sampled_from(range(len(KEY_STEPS))), max_size=40))
+@given(steps=st.lists(st.sampled_from(range(len(KEY_STEPS))), min_size=10, max_size=60))
 def test_any_sequence_of_keys_keeps_the_model_consistent(steps):
     model = lesson_model(step=2)
     lang = model.lang
