@@ -203,3 +203,12 @@ def test_a_local_causal_mask_mod_over_a_cache_is_told_to_add_the_offset(mods, ca
     assert "top-left" in out and "q_idx + 256 >= kv_idx" in out
     assert main(["doctor", f"{mods}:causal", "--q-len", "260", "--kv-len", "260"]) == 0
     assert "q_idx +" not in capsys.readouterr().out
+
+
+def test_the_scan_tells_its_progress_once_a_band(mods, monkeypatch):
+    monkeypatch.setattr(tiles, "TILE_CELLS", 1 << 12)
+    ev = evaluator(load(f"{mods}:causal"), "causal", 300, 300)
+    told = []
+    tiles.scan(ev.tile, 300, 300, 16, 16, lambda done, total: told.append((done, total)))
+    rows = tiles.tile_shape(16, 16, 300)[0]
+    assert told == [(q0, 300) for q0 in range(0, 300, rows)]

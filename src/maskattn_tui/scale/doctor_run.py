@@ -60,6 +60,22 @@ def _reuse(args, ev, fresh, used: tuple[int, int, int]):
     return reuse(ev.tile, fresh, (q0, k0, built_block or used[2]))
 
 
+def _progress(lang: str):
+    """On a terminal, a long scan says how far it is (stderr, one line
+    rewritten at most twice a second, cleared at the end); None otherwise."""
+    if not (sys.stderr is not None and sys.stderr.isatty()):
+        return None
+    last = [time.perf_counter()]
+
+    def tell(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= 0.5:
+            last[0] = now
+            sys.stderr.write("\r" + t("scale.progress", lang, done=done, total=total, percent=100 * done // total))
+            sys.stderr.flush()
+    return tell
+
+
 def run(args, lang: str) -> int:
     from maskattn_tui.doctor.cli import _described, _expect_options
 
@@ -72,7 +88,7 @@ def run(args, lang: str) -> int:
     name = split_spec(spec)[1]
     ev = evaluator(fn, name, q_len, kv_len, b, h)
     with one_thread(ev.engine):
-        result = scan(ev.tile, q_len, kv_len, qb, kb)
+        result = scan(ev.tile, q_len, kv_len, qb, kb, _progress(lang))
         reading = ModReading(ev, q_len, kv_len)
         diag = diagnose_mod(reading, result.stats)
         expect = None
@@ -85,6 +101,8 @@ def run(args, lang: str) -> int:
             expect = (options, comp, extra, missing, from_runs(rule_runs(rule), qb, kb))
         reused = _reuse(args, ev, result, (q_len, kv_len, qb))
     seconds = time.perf_counter() - started
+    if sys.stderr is not None and sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")  # the progress line, if any
     cells = q_len * kv_len
     if args.json:
         from maskattn_tui.doctor.report import dumps

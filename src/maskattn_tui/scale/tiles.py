@@ -53,8 +53,9 @@ def _padded(cells: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 
 def scan(tile: Callable[[int, int, int, int], np.ndarray], q_len: int, kv_len: int, q_block: int,
-         kv_block: int) -> Scan:
-    """Block sums and row statistics of the table `tile(q0, q1, k0, k1)` gives."""
+         kv_block: int, progress: Callable[[int, int], None] | None = None) -> Scan:
+    """Block sums and row statistics of the table `tile(q0, q1, k0, k1)`
+    gives; `progress(done, total)` is told the rows done after each band."""
     n_q, n_k = cdiv(q_len, q_block), cdiv(kv_len, kv_block)
     sums = np.zeros((n_q, n_k), dtype=np.int64)
     lo = np.full(q_len, -1, dtype=np.int64)
@@ -63,6 +64,8 @@ def scan(tile: Callable[[int, int, int, int], np.ndarray], q_len: int, kv_len: i
     shape = tile_shape(q_block, kv_block, kv_len)
     acc = np.uint16 if kv_block < 1 << 16 else np.int64
     for q0, q1, k0, k1 in tiles(q_len, kv_len, shape):
+        if progress is not None and k0 == 0:
+            progress(q0, q_len)
         cells = np.ascontiguousarray(tile(q0, q1, k0, k1), dtype=bool)
         rows = q1 - q0
         nkb = cdiv(k1 - k0, kv_block)
