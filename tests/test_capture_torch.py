@@ -397,3 +397,20 @@ def test_spawned_pool_workers_capture_into_the_same_folder(tmp_path):
     calls = load(str(out))["calls"]
     assert sorted(c["q_len"] for c in calls) == [2, 3]
     assert len({c["pid"] for c in calls}) == 1 and calls[0]["pid"] != os.getpid()
+
+
+def test_python_dash_m_runs_a_module_from_the_current_folder(tmp_path, monkeypatch, capsys):
+    package = tmp_path / "demo_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(
+        "import sys, torch, torch.nn.functional as F\n"
+        "assert sys.argv[1:] == ['x'], sys.argv\n"
+        "q = torch.randn(1, 1, 3, 4)\n"
+        "F.scaled_dot_product_attention(q, q, q, is_causal=True)\n")
+    monkeypatch.chdir(tmp_path)  # python -m finds modules in the current folder
+    assert main(["capture", "-o", "cap", "--", "python", "-m", "demo_pkg", "x"]) == 0
+    assert [c["q_len"] for c in load(str(tmp_path / "cap"))["calls"]] == [3]
+    capsys.readouterr()
+    assert main(["capture", "-o", "cap", "--", "python", "-m", "no_such_pkg"]) == 2
+    assert capsys.readouterr().err == "maskattn-tui: error: no_such_pkg: no such module (python -m)\n"

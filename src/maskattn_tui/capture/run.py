@@ -57,8 +57,20 @@ def run(folder: str, argv: list[str], lang: str) -> int:
     _children_capture(folder)
     saved = sys.argv, list(sys.path)
     sys.argv = script_argv
-    if kind == "path":
-        sys.path[0:0] = [os.path.dirname(os.path.abspath(target))]
+    # sys.path[0] as python sets it: the script's folder, or (-m) the current one
+    sys.path[0:0] = [os.path.dirname(os.path.abspath(target)) if kind == "path" else os.getcwd()]
+    if kind == "module":
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(target)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            sys.argv, sys.path[:] = saved
+            os.environ.clear()
+            os.environ.update(environ)
+            raise MaskattnError("capture_no_module", module=target)
     code = 0
     cap = Capture(folder, command=list(argv if argv[:1] != ["--"] else argv[1:]))
     try:
