@@ -573,10 +573,13 @@ async def test_o_reads_a_mask_off_the_ui_thread_with_a_notice(tmp_path, monkeypa
         assert "Reading the mask" in seen[-1] and not isinstance(app.screen, MaskScreen)
         await pilot.press("question_mark")  # the app still answers keys meanwhile
         await pilot.pause()
-        await pilot.press("escape")
+        help_screen = app.screen
         release.set()
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await pilot.pause(0.5)
+        assert app.screen is help_screen  # the mask waits for the help to close, not pushed over it
+        await pilot.press("escape")
+        await pilot.pause(0.5)
         assert isinstance(app.screen, MaskScreen) and "Opened the mask" in seen[-1]
         assert app.open_path == str(tmp_path / "m.npy")
 

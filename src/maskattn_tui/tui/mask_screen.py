@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.reactive import reactive
+from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from maskattn_tui.doctor.mask_open import MaskDoc, open_mask
@@ -279,6 +280,9 @@ def open_mask_file(app, path: str, opened: Callable[[], None] | None = None) -> 
     app.notify(t("doctor_read.opening", lang, file=path), markup=False, timeout=4)
 
     def finish(result) -> None:
+        if isinstance(app.screen, ModalScreen):  # help or a dialog opened meanwhile: after it closes
+            app.set_timer(0.2, lambda: finish(result))
+            return
         if isinstance(result, MaskattnError):
             app.notify(result.message(lang), title=t("doctor_tui.open_failed", lang), severity="error",
                        markup=False, timeout=10)
