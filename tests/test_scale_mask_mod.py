@@ -212,3 +212,14 @@ def test_the_scan_tells_its_progress_once_a_band(mods, monkeypatch):
     tiles.scan(ev.tile, 300, 300, 16, 16, lambda done, total: told.append((done, total)))
     rows = tiles.tile_shape(16, 16, 300)[0]
     assert told == [(q0, 300) for q0 in range(0, 300, rows)]
+
+
+def test_a_mask_mod_that_depends_on_the_head_says_so(mods, capsys):
+    code, doc = _json(capsys, f"{mods}:per_head", "--q-len", 256, "--kv-len", 256)
+    assert [d["option"] for d in doc["depends_on"]] == ["--batch", "--head"]
+    r, k = doc["depends_on"][1]["row"], doc["depends_on"][1]["key"]
+    fn = load(f"{mods}:per_head")
+    cells = create_mask(fn, 1, 2, 256, 256, device="cpu")[0].numpy()
+    assert cells[0, r, k] != cells[1, r, k]
+    code, doc = _json(capsys, f"{mods}:causal", "--q-len", 256, "--kv-len", 256)
+    assert doc["depends_on"] == []

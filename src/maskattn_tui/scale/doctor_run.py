@@ -16,7 +16,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.scale import report
 from maskattn_tui.scale.blocks import from_runs
 from maskattn_tui.scale.intervals import rule_runs
-from maskattn_tui.scale.mask_mod import evaluator, load, one_thread, split_spec
+from maskattn_tui.scale.mask_mod import depends_on, evaluator, load, one_thread, split_spec
 from maskattn_tui.scale.reading import ModReading, diagnose_mod, expect_mod
 from maskattn_tui.scale.tiles import TILE_CELLS, scan
 
@@ -87,6 +87,7 @@ def run(args, lang: str) -> int:
     fn = load(spec)
     name = split_spec(spec)[1]
     ev = evaluator(fn, name, q_len, kv_len, b, h)
+    depends = depends_on(fn, name, q_len, kv_len, b, h)
     with one_thread(ev.engine):
         result = scan(ev.tile, q_len, kv_len, qb, kb, _progress(lang))
         reading = ModReading(ev, q_len, kv_len)
@@ -110,6 +111,7 @@ def run(args, lang: str) -> int:
         document = {"schema": report.SCHEMA, "mask_mod": spec, "q_len": q_len, "kv_len": kv_len,
                     "batch": b, "head": h, "engine": ev.engine, "tile_cells": TILE_CELLS,
                     "visible": result.visible, "density": result.visible / cells,
+                    "depends_on": [{"option": o, "index": i, "row": r, "key": k} for o, i, r, k in depends],
                     "blocks": report.blocks_json(result.blocks), "reading": report.reading_json(diag),
                     "seconds": round(seconds, 3)}
         if reused is not None:
@@ -124,6 +126,7 @@ def run(args, lang: str) -> int:
     else:
         lines = [t("scale.head", lang, spec=spec, q_len=q_len, kv_len=kv_len, b=b, h=h, engine=ev.engine,
                    tile=TILE_CELLS, seconds=f"{seconds:.2f}"),
+                 *[t("scale.depends", lang, option=o, index=i, row=r, key=k, b=b, h=h) for o, i, r, k in depends],
                  *report.block_lines(result.blocks, lang),
                  t("scale.visible", lang, visible=result.visible, cells=cells,
                    density=f"{100 * result.visible / cells:.4g}"),

@@ -173,16 +173,22 @@ class Combined:
         return out
 
 
+def _probes(q_len: int, kv_len: int) -> list[tuple[int, int, int, int]]:
+    """The first, a middle and the last tile, and two corners (PROBE cells a side)."""
+    out = []
+    for q0, k0 in ((0, 0), (q_len // 2, kv_len // 2), (q_len - PROBE, kv_len - PROBE), (0, kv_len - PROBE),
+                   (q_len - PROBE, 0)):
+        q0, k0 = max(0, q0), max(0, k0)
+        out.append((q0, min(q_len, q0 + PROBE), k0, min(kv_len, k0 + PROBE)))
+    return out
+
+
 def evaluator(fn: Callable, name: str, q_len: int, kv_len: int, b: int = 0, h: int = 0) -> Evaluator | Combined:
     """The fastest engine that gives torch's own cells on probe tiles (the
     first, the last, a middle one and two corners); vmap when no shortcut
     does. and_masks / or_masks are evaluated part by part (Combined) when
     that gives the same cells."""
-    probes = []
-    for q0, k0 in ((0, 0), (q_len // 2, kv_len // 2), (q_len - PROBE, kv_len - PROBE), (0, kv_len - PROBE),
-                   (q_len - PROBE, 0)):
-        q0, k0 = max(0, q0), max(0, k0)
-        probes.append((q0, min(q_len, q0 + PROBE), k0, min(kv_len, k0 + PROBE)))
+    probes = _probes(q_len, kv_len)
     ev = Evaluator(fn, name, b, h, "vmap")
     truth = [ev.tile(*p) for p in probes]  # errors here are the function's own: told in one line
     parts = _parts(fn)
@@ -200,3 +206,21 @@ def evaluator(fn: Callable, name: str, q_len: int, kv_len: int, b: int = 0, h: i
         except Exception:  # noqa: BLE001 - this shortcut does not apply: try the next
             continue
     return ev
+
+
+def depends_on(fn: Callable, name: str, q_len: int, kv_len: int, b: int, h: int) -> list[tuple[str, int, int, int]]:
+    """Does NAME give other cells at the next batch or head index? Checked on
+    probe tiles with torch's vmap: [(option, other index, query, key)] for
+    each of --batch / --head where some probed cell differs."""
+    out = []
+    for option, bb, hh in (("--batch", b + 1, h), ("--head", b, h + 1)):
+        here, there = Evaluator(fn, name, b, h, "vmap"), Evaluator(fn, name, bb, hh, "vmap")
+        for q0, q1, k0, k1 in _probes(q_len, kv_len):
+            try:
+                differ = np.argwhere(here.tile(q0, q1, k0, k1) != there.tile(q0, q1, k0, k1))
+            except MaskattnError:  # e.g. a per-head table with one head: nothing to compare
+                break
+            if differ.size:
+                out.append((option, bb if option == "--batch" else hh, q0 + int(differ[0][0]), k0 + int(differ[0][1])))
+                break
+    return out
