@@ -223,3 +223,6 @@ def test_a_mask_mod_that_depends_on_the_head_says_so(mods, capsys):
     assert cells[0, r, k] != cells[1, r, k]
     code, doc = _json(capsys, f"{mods}:causal", "--q-len", 256, "--kv-len", 256)
     assert doc["depends_on"] == []
+    for lang in ("en", "zh"):
+        assert main(["doctor", f"{mods}:per_head", "--q-len", "256", "--kv-len", "256", "--lang", lang]) == 0
+        assert "--head 1" in capsys.readouterr().out

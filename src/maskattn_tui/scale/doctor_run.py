@@ -126,7 +126,7 @@ def run(args, lang: str) -> int:
     else:
         lines = [t("scale.head", lang, spec=spec, q_len=q_len, kv_len=kv_len, b=b, h=h, engine=ev.engine,
                    tile=TILE_CELLS, seconds=f"{seconds:.2f}"),
-                 *[t("scale.depends", lang, option=o, index=i, row=r, key=k, b=b, h=h) for o, i, r, k in depends],
+                 *[t("scale.depends", lang, option=o, index=i, row=r, k=k, b=b, h=h) for o, i, r, k in depends],
                  *report.block_lines(result.blocks, lang),
                  t("scale.visible", lang, visible=result.visible, cells=cells,
                    density=f"{100 * result.visible / cells:.4g}"),
