@@ -23,6 +23,7 @@ def test_scale_strings():
         assert key.startswith(("scale.", "error.scale_")), key
         assert set(texts) == {"en", "zh"} and texts["en"].strip() and texts["zh"].strip(), key
         assert placeholders(texts["en"]) == placeholders(texts["zh"]), key
+        assert "key" not in placeholders(texts["en"]), key  # t(key, lang, **params) takes `key` itself
         assert re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", texts["zh"]), key
 
 
