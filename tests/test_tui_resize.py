@@ -23,6 +23,9 @@ SIZES = [(59, 30), (100, 19), (80, 24), (100, 30), (139, 40), (160, 48)]
 #: One size per breakpoint class (too narrow, too short, normal, wide): the
 #: walk for the slower modes (the reading pane is drawn again at each size).
 CLASSES = [(59, 30), (100, 19), (100, 30), (160, 48)]
+#: Explore mode at the documented minimum (the weights under the grid) and
+#: around it.
+NARROW = [(60, 20), (59, 20), (80, 24), (160, 48)]
 
 
 def every_pair(nodes: list) -> list:
@@ -69,13 +72,18 @@ def check(app, width: int, height: int) -> None:
         assert (bars.x, bars.y, bars.width) == (left, grid.bottom, plan.column), where
         assert bars.bottom == body.bottom, where
         assert (side.x, side.width) == (left + plan.column, plan.side_width), where
+    elif plan.stacked:  # a narrow body: the weights under the grid
+        assert (bars.x, bars.y, bars.width, bars.height) == (left, grid.bottom, plan.body_width,
+                                                              sizes.BARS_STACKED), where
+        assert (side.x, side.y, side.width) == (left, bars.bottom, plan.side_width), where
+        assert side.bottom == body.bottom, where
     else:
         assert (bars.x, bars.y, bars.width) == (grid.right, grid.y, plan.body_width - plan.grid_width), where
         assert (side.x, side.y, side.width) == (left, grid.bottom, plan.side_width), where
         assert side.bottom == body.bottom, where
 
 
-@pytest.mark.parametrize("nodes", [SIZES, CLASSES])
+@pytest.mark.parametrize("nodes", [SIZES, CLASSES, NARROW])
 def test_the_walk_crosses_every_pair(nodes):
     walk = every_pair(nodes)
     assert set(zip(walk, walk[1:])) == set(itertools.permutations(nodes, 2))
@@ -84,16 +92,17 @@ def test_the_walk_crosses_every_pair(nodes):
 
 MODES = {
     "figure": dict(step=5),
+    "narrow": dict(explore=ExploreConfig(past=3, new=2)),
     "explore": dict(explore=ExploreConfig(past=3, new=2)),
     "lab": dict(explore=ExploreConfig(past=2, new=6, chunk=4), experiments=("leak-probe",), lens=True),
 }
 
 
 @pytest.mark.parametrize("mode,zoom", [("figure", False), ("explore", False), ("lab", False),
-                                       ("figure", True), ("lab", True)])
+                                       ("figure", True), ("lab", True), ("narrow", False)])
 async def test_every_resize_lays_out_at_once(mode, zoom):
     app = make_app(**MODES[mode])
-    walk = every_pair(SIZES if mode == "figure" else CLASSES)
+    walk = every_pair({"figure": SIZES, "narrow": NARROW}.get(mode, CLASSES))
     first = walk[0]
     async with app.run_test(size=first) as pilot:
         await settle(pilot)
@@ -105,3 +114,21 @@ async def test_every_resize_lays_out_at_once(mode, zoom):
             await pilot.resize_terminal(*size)
             await settle(pilot)
             check(app, *size)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_explore_mode_at_60x20_shows_cells_and_whole_legend_entries(lang):
+    from maskattn_tui.i18n import t
+
+    app = make_app(lang=lang, explore=ExploreConfig(past=3, new=2))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        grid = app.query_one("#grid")
+        check(app, 60, 20)
+        assert grid.region.width >= 30
+        shown = [grid.render_line(y).text for y in range(grid.size.height)]
+        q3 = next(line for line in shown if "q3" in line)
+        assert q3.count("✓") == 4 and "F" in q3.split("│")[1]  # k0-k3 visible, k4 the future
+        lines = ["".join(s.text for s in grid.figure.full(y)) for y in range(grid.figure.height)]
+        future = t("render.legend.future", lang)  # 未来（因果）: whole on one line, not cut mid-word
+        assert any(future in line for line in lines), (future, lines)

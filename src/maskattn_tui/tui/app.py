@@ -194,16 +194,18 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self._plan = plan
         grid.room, grid.frame = plan.room, grid.frame_of(model, plan.room)
         set_size(part("condition"), height=cond)
-        set_size(part("figure"), height=None if plan.wide or model.zoomed else plan.grid_height,
+        figure_h = plan.grid_height + (sizes.BARS_STACKED if plan.stacked else 0)
+        set_size(part("figure"), height=None if plan.wide or model.zoomed else figure_h,
                  width=plan.column if plan.wide and not model.zoomed else None)
+        self.main_screen.set_class(plan.stacked, "-stacked")
         set_size(grid, width=None if model.zoomed else plan.grid_width,
-                 height=plan.grid_height if plan.wide and not model.zoomed else None)
+                 height=plan.grid_height if (plan.wide or plan.stacked) and not model.zoomed else None)
         grid.update_figure(None)
         # The other panes' widths by the same arithmetic, so that their first
         # paint is their figure (a pane then drawn again only if it differs).
         column = plan.body_width - plan.grid_width
         bars, explain, lab = part("bars"), part("explain"), part("lab-pane")
-        bars.planned = (plan.grid_width if plan.wide else column) - sizes.PANE_CELLS
+        bars.planned = (plan.grid_width if plan.wide or plan.stacked else column) - sizes.PANE_CELLS
         explain.planned = plan.side_width - sizes.PANE_CELLS
         lab.planned = plan.side_width - sizes.PANE_CELLS
         for view in (bars, explain, lab):
@@ -221,7 +223,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         extra = t("tui.panel.grid_compact", model.lang) if grid.compact else ""
         side = plan.body_width - plan.grid_width
         widths = {"#grid": plan.body_width if model.zoomed else plan.grid_width,
-                  "#bars": plan.grid_width if plan.wide else side,
+                  "#bars": plan.grid_width if plan.wide or plan.stacked else side,
                   "#explain": plan.side_width, "#lab-pane": plan.side_width}
         lab_key = "tui.x.panel.lab_zoomed" if model.zoomed else "tui.x.panel.lab"
         names = {"#grid": (key, extra), "#bars": ("tui.panel.bars", ""), "#explain": ("tui.panel.explain", ""),

@@ -21,6 +21,12 @@ EXPLAIN_MIN = 5
 BARS_MIN = 10
 #: Columns the weights keep beside the grid at least (key, glyph, a short bar, p).
 BARS_MIN_WIDTH = 24
+#: Narrower than this beside the weights' minimum (explore mode at 60
+#: columns), the weights go under the grid instead of beside it, so that
+#: the grid keeps room for its cells.
+STACK_BELOW = 30
+#: The weights' lines under the grid in that case (with the pane's title).
+BARS_STACKED = 5
 #: A pane's chrome: its title border (1 line); padding and the vertical
 #: scrollbar's column (3 cells).
 PANE_LINES, PANE_CELLS = 1, 3
@@ -45,6 +51,8 @@ class Layout:
     #: The figure column's width in the wide layout (grid and weights), else
     #: the grid pane's; the side (explanation, reading pane) has the rest.
     column: int = 0
+    #: The weights under the grid (a narrow body), not beside it.
+    stacked: bool = False
 
     @property
     def side_width(self) -> int:
@@ -61,11 +69,14 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
     wide = width >= WIDE_WIDTH and not zoomed
     body_w = max(1, width - (CONTROLS_WIDTH if explore and not zoomed else 0))
     body_h = max(1, height - 1 - condition_lines - 1)  # player bar, condition, footer
+    stacked = not wide and not zoomed and body_w - BARS_MIN_WIDTH < STACK_BELOW
     if zoomed:
         room = Room(body_w - PANE_CELLS, body_h - PANE_LINES)
     elif wide:
         column = int(body_w * WIDE_SHARE)
         room = Room(column - PANE_CELLS, body_h - PANE_LINES - BARS_MIN)
+    elif stacked:
+        room = Room(body_w - PANE_CELLS, body_h - PANE_LINES - EXPLAIN_MIN - BARS_STACKED)
     else:
         share = min(int(body_w * GRID_SHARE), body_w - BARS_MIN_WIDTH)  # the weights keep their numbers
         room = Room(share - PANE_CELLS, body_h - PANE_LINES - EXPLAIN_MIN)
@@ -79,6 +90,8 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
         grid_w = int(body_w * WIDE_SHARE)
         if lab:
             grid_w = min(grid_w, max(min(fw, room.width) + PANE_CELLS, LAB_FIGURE_MIN))
+    elif stacked:
+        grid_w = body_w
     else:
         grid_w = min(fw, room.width) + PANE_CELLS
-    return Layout(wide, room, grid_w, grid_h, body_w, body_h, grid_w if not zoomed else body_w)
+    return Layout(wide, room, grid_w, grid_h, body_w, body_h, grid_w if not zoomed else body_w, stacked)
