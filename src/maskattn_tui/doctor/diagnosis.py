@@ -200,11 +200,14 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     if rows == 1 and len(stored) >= 3 and stored[-2] == 1:  # broadcast to every query: key padding first
         ranked = sorted(ranked, key=lambda s: (s.score, s.rule.causal))
     best, *others = ranked
+    if not best.exact:  # an exact reading a little less simple wins (either polarity, this one first):
+        for pol in sorted(tried, key=lambda p: p != chosen):  # a correct mask is never called broken
+            exact = best_readings(*both[pol], best.score + EXACT_SLACK, exact_only=True, seen=seen[pol])[:1]
+            if exact:
+                best, others = exact[0], ([best, *others] if pol == chosen else [])
+                assumed, chosen = assumed and pol == chosen, pol
+                break
     reading, stats = both[chosen]
-    if not best.exact:  # an exact reading a little less simple wins: a correct mask is never called broken
-        exact = best_readings(reading, stats, best.score + EXACT_SLACK, exact_only=True, seen=seen[chosen])[:1]
-        if exact:
-            best, others = exact[0], [best, *others]
     inverted_fit = None
     if rep.reading == "additive" and polarity is None and not best.exact:  # -inf where 0 belongs?
         flipped = best_readings(*both["blocked"], best.score - 1, seen=seen["blocked"])

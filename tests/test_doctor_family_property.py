@@ -1,0 +1,71 @@
+"""Random masks of every family, built by index arithmetic (not by the
+doctor's rules), in bool and additive form: the doctor reads each one
+exactly (the chosen reading or one named beside it) and never gives an
+error-level finding on it. Issue 16: "no error-level finding on a mask
+that one of the families reads exactly"."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maskattn_tui.doctor import diagnose
+
+
+@st.composite
+def family_masks(draw):
+    family = draw(st.sampled_from(["causal", "static", "bidirectional", "cross", "window", "two-sided",
+                                   "prefix", "chunk", "documents", "blocks"]))
+    rows = draw(st.integers(2, 12))
+    past = draw(st.integers(0, 6))
+    keys = rows + past
+    p = np.arange(rows)[:, None] + past
+    k = np.arange(keys)[None, :]
+    if family == "causal":
+        allowed = k <= p
+    elif family == "static":
+        unused = draw(st.integers(1, 5))
+        keys += unused
+        k = np.arange(keys)[None, :]
+        allowed = k <= p
+    elif family == "bidirectional":
+        p, k = np.arange(rows)[:, None], np.arange(rows)[None, :]
+        allowed = np.ones((rows, rows), dtype=bool)
+    elif family == "cross":
+        keys = draw(st.integers(1, 12))
+        allowed = np.ones((rows, keys), dtype=bool)
+        k = np.arange(keys)[None, :]
+    elif family == "window":
+        w = draw(st.integers(2, 5))
+        allowed = (k <= p) & (k > p - w)
+    elif family == "two-sided":
+        p, k = np.arange(rows)[:, None], np.arange(rows)[None, :]
+        w = draw(st.integers(1, 3))
+        allowed = np.abs(p - k) <= w
+    elif family == "prefix":
+        allowed = (k <= p) | (k < draw(st.integers(min(3, keys), keys)))
+    elif family == "chunk":
+        c = draw(st.integers(2, 4))
+        allowed = (k <= p) & (k // c == p // c)
+    elif family == "documents":
+        cuts = sorted(set(draw(st.lists(st.integers(1, keys - 1), min_size=1, max_size=3))))
+        doc = np.searchsorted(np.array(cuts), np.arange(keys), side="right")
+        allowed = (k <= p) & (doc[k] == doc[p])
+    else:  # causal with one bidirectional block of 3 or more
+        a = draw(st.integers(past, max(past, keys - 3)))
+        b = draw(st.integers(min(a + 3, keys), keys))
+        allowed = (k <= p) | ((p >= a) & (p < b) & (k >= a) & (k < b))
+    pad = draw(st.integers(0, 2))
+    if pad and allowed.shape[1] > pad + 1:
+        allowed[:, :pad] = False  # left PAD keys
+    return family, allowed
+
+
+@settings(max_examples=300, deadline=None)
+@given(family_masks(), st.booleans())
+def test_no_error_on_a_mask_a_family_reads_exactly(case, additive):
+    family, allowed = case
+    mask = np.where(allowed, 0.0, -np.inf).astype(np.float32) if additive else allowed
+    d = diagnose(mask)
+    exact = [d.fit.comparison.count] + [s.comparison.count for s in d.alternatives]
+    assert 0 in exact, (family, d.family, exact)
+    assert [f.code for f in d.findings if f.level == "error"] == [], (family, d.family)
