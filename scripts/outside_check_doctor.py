@@ -13,7 +13,7 @@ the library was asked to build:
   - broken masks (controls: a leak, 0 / -inf swapped, a float keep-mask,
     is_causal=True with a cache, an off-by-one diagonal) are flagged
 
-    .venv/bin/python scripts/outside_check_doctor.py [--subprocess] [-v]
+    .venv/bin/python scripts/outside_check_doctor.py [--subprocess] [--forms npy,pt,...] [-v]
 
 Needs torch, transformers, safetensors (the test extra). No downloads."""
 
@@ -281,6 +281,7 @@ def check(doc: dict, want: dict) -> list[str]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--subprocess", action="store_true", help="run the installed command per file (slower)")
+    ap.add_argument("--forms", default=",".join(FORMS), help="file forms to write (default: all)")
     ap.add_argument("-v", action="store_true", help="print every case")
     args = ap.parse_args(argv)
     all_cases = cases()
@@ -289,7 +290,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for name, tensor, want in all_cases:
-            for form in FORMS:
+            for form in args.forms.split(","):
                 path = save(tensor, folder, name, form)
                 if path is None:
                     continue
