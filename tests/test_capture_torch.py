@@ -125,7 +125,7 @@ def test_flex_block_lists_made_for_another_block_size(tmp_path):
     # the 32 cells between documents are hidden by the mask_mod, inside a "full" block of the lists
     assert (call["block_mask"]["lists_lost"], call["block_mask"]["lists_gained"]) == (0, int((~want).sum())) == (0, 32)
     found = cross_call(load(str(tmp_path))["calls"], {})
-    assert [f["code"] for f in found] == ["blockmask-lists"]
+    assert [(f["code"], f["params"].get("gq")) for f in found] == [("blockmask-block-size", 4), ("blockmask-lists", None)]
 
 
 def test_decode_step_is_causal_bug_script(tmp_path, capsys):

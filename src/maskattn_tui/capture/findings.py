@@ -103,6 +103,12 @@ def _block_masks(calls: list[dict]) -> list[dict]:
         if (q, k) != (call["q_len"], call["k_len"]):
             out.append(_finding("blockmask-lengths", "error", [call["call"]], bq=q, bk=k, q=call["q_len"],
                                 k=call["k_len"]))
+        bq, bk = block["block_size"]
+        made = (block["q_blocks"], block.get("kv_index_blocks"))
+        if block.get("kv_index_blocks") is not None and made != (-(-q // bq), -(-k // bk)):
+            # create_block_mask makes ceil(length / BLOCK_SIZE) blocks a side; these lists were made for others
+            out.append(_finding("blockmask-block-size", "warning", [call["call"]], nq=made[0], nk=made[1],
+                                gq=-(-q // made[0]), gk=-(-k // max(made[1], 1)), block=f"{bq}x{bk}"))
         lost, gained = block.get("lists_lost", 0), block.get("lists_gained", 0)
         if lost or gained:
             out.append(_finding("blockmask-lists", "error", [call["call"]], lost=lost, gained=gained,

@@ -90,6 +90,7 @@ def flex_block_mask(store: MaskStore, parts: tuple, buffers: tuple, batch: int, 
     mask_mod = parts[-1]
     out = {"seq_lengths": [int(q_len), int(kv_len)], "block_size": list(block),
            "block_batch": list(kv_num.shape[:-1]), "q_blocks": int(kv_num.shape[-1]),
+           "kv_index_blocks": int(kv_idx.shape[-1]),
            "kv_blocks_total": int(kv_num.sum()) + (int(full_num.sum()) if full_num is not None else 0),
            "mask_mod": getattr(mask_mod, "__qualname__", None) or type(mask_mod).__name__,
            "identity": f"{kv_idx.data_ptr():x}:{tuple(kv_idx.shape)}"}
