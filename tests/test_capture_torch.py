@@ -414,3 +414,23 @@ def test_python_dash_m_runs_a_module_from_the_current_folder(tmp_path, monkeypat
     capsys.readouterr()
     assert main(["capture", "-o", "cap", "--", "python", "-m", "no_such_pkg"]) == 2
     assert capsys.readouterr().err == "maskattn-tui: error: no_such_pkg: no such module (python -m)\n"
+
+
+def test_a_manifest_edited_by_hand_is_one_line(tmp_path, capsys):
+    import json
+
+    q = torch.randn(1, 1, 3, 4)
+    with capture(tmp_path):
+        F.scaled_dot_product_attention(q, q, q)
+    path = tmp_path / "capture.json"
+    document = json.loads(path.read_text())
+    for broken, reason in ((lambda d: d["calls"][0].pop("q_len"), "no q_len"),
+                           (lambda d: d["calls"][0]["mask"].update(hashes=[["../../etc/passwd"]]), "not capture's"),
+                           (lambda d: d.update(calls={}), "not a list")):
+        copy = json.loads(json.dumps(document))
+        broken(copy)
+        path.write_text(json.dumps(copy))
+        capsys.readouterr()
+        assert main(["doctor", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is not a capture manifest" in err and reason in err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from maskattn_tui import strict_json
 from maskattn_tui.errors import MaskattnError
@@ -102,7 +103,35 @@ def load(folder: str) -> dict:
     if not document.get("complete"):
         document["calls"] = read_calls(folder)
         document["masks"] = masks_of(document["calls"])
+    problem = _invalid(document)
+    if problem:
+        raise MaskattnError("capture_bad_manifest", folder=folder, reason=problem)
     return document
+
+
+_HASH = re.compile(r"[0-9a-f]{20}")
+_ATTENTION = ("sdpa", "hf", "mha", "flex")
+
+
+def _invalid(document: dict) -> str | None:
+    """What makes a manifest unreadable (a file edited or cut by hand): the
+    reason, or None. Hashes must be capture's own (they name files)."""
+    calls = document.get("calls")
+    if not isinstance(calls, list):
+        return "calls is not a list"
+    for i, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("call"), int) or \
+                not isinstance(call.get("kind"), str):
+            return f"call {i} has no number or kind"
+        if call["kind"] in _ATTENTION and not all(isinstance(call.get(n), int) for n in ("q_len", "k_len")):
+            return f"call {i} has no q_len / k_len"
+        mask = call.get("mask")
+        if mask is not None:
+            rows = mask.get("hashes", []) if isinstance(mask, dict) else None
+            if not isinstance(rows, list) or not all(
+                    isinstance(r, list) and all(isinstance(h, str) and _HASH.fullmatch(h) for h in r) for r in rows):
+                return f"call {i}: its mask hashes are not capture's"
+    return None
 
 
 def mask_path(folder: str, digest: str) -> str:
