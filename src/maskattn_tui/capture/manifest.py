@@ -55,6 +55,8 @@ def read_calls(folder: str) -> list[dict]:
                     record = json.loads(line)
                 except ValueError:  # the last line of a killed writer
                     continue
+                if not isinstance(record, dict):
+                    continue
                 numbers[record.get("index", -1)] = len(calls)
                 record["call"] = len(calls)
                 if record.get("within") is not None:
