@@ -67,28 +67,33 @@ async def test_a_text_box_applies_a_good_value():
         assert "T = 0.5" in app.query_one("#condition").render().plain.replace("\xa0", " ")
 
 
-@pytest.mark.parametrize(
-    "widget_id,text,field,kept,words",
-    [
-        ("x-past", "40", "past", 3, ["0 to 32", "40", "kept past = 3"]),
-        ("x-new", "0", "new", 2, ["1 to 32", "kept new = 2"]),
-        ("x-pad", "9", "pad", 0, ["past + new = 5", "kept pad = 0"]),
-        ("x-temperature", "0", "temperature", 1.0, ["0.1 to 10", "kept temperature = 1"]),
-        ("x-temperature", "99", "temperature", 1.0, ["0.1 to 10"]),
-        ("x-seed", "-3", "seed", 0, ["seed", "kept seed = 0"]),
-    ],
-)
-async def test_an_out_of_range_value_keeps_the_state_and_says_why(widget_id, text, field, kept, words):
+#: (text box, typed text, field, the value kept, words of the reason)
+REFUSED = [
+    ("x-past", "40", "past", 3, ["0 to 32", "40", "kept past = 3"]),
+    ("x-new", "0", "new", 2, ["1 to 32", "kept new = 2"]),
+    ("x-pad", "9", "pad", 0, ["past + new = 5", "kept pad = 0"]),
+    ("x-temperature", "0", "temperature", 1.0, ["0.1 to 10", "kept temperature = 1"]),
+    ("x-temperature", "99", "temperature", 1.0, ["0.1 to 10", "99"]),
+    ("x-seed", "-3", "seed", 0, ["seed", "kept seed = 0"]),
+]
+
+
+async def test_an_out_of_range_value_keeps_the_state_and_says_why():
+    # One app for every case: a refusal changes nothing, and each case checks
+    # its own new notice and its own words.
     app = make_app(explore=ExploreConfig())
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
         before = app.explore
-        await type_into(pilot, widget_id, text)
-        assert app.explore == before and getattr(app.explore.config, field) == kept
-        assert app.query_one(f"#{widget_id}", Input).value == (f"{kept:g}" if isinstance(kept, float) else str(kept))
-        assert seen and all(w in seen[-1] for w in words), seen
-        shown = problem_text(app)
-        assert all(w in shown for w in words), shown
+        for widget_id, text, field, kept, words in REFUSED:
+            case, count = (widget_id, text), len(seen)
+            await type_into(pilot, widget_id, text)
+            assert app.explore == before and getattr(app.explore.config, field) == kept, case
+            assert app.query_one(f"#{widget_id}", Input).value == (f"{kept:g}" if isinstance(kept, float)
+                                                                   else str(kept)), case
+            assert len(seen) > count and all(w in seen[-1] for w in words), (case, seen)
+            shown = problem_text(app)
+            assert all(w in shown for w in words), (case, shown)
 
 
 async def test_the_refusal_follows_the_language():
@@ -252,28 +257,30 @@ async def test_an_existing_file_is_replaced_only_after_yes(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
-@pytest.mark.parametrize(
-    "content,words",
-    [
-        ("past = 40\n", ["past", "0 to 32"]),
-        ("past = 3\ncolour = 'red'\n", ["colour"]),
-        ("past = [\n", ["TOML"]),
-        ("temperature = nan\n", ["temperature"]),
-        ("new = 2\nq = [[1.0, 0.0]]\n", ["q"]),
-    ],
-    ids=["out-of-range", "unknown-key", "not-toml", "nan", "wrong-shape"],
-)
-async def test_a_bad_scenario_file_keeps_the_state(tmp_path, content, words):
-    bad = tmp_path / "bad.toml"
-    bad.write_text(content, encoding="utf-8")
+#: (name, file content, words of the reason)
+BAD_SCENARIOS = [
+    ("out-of-range", "past = 40\n", ["past", "0 to 32"]),
+    ("unknown-key", "past = 3\ncolour = 'red'\n", ["colour"]),
+    ("not-toml", "past = [\n", ["TOML"]),
+    ("nan", "temperature = nan\n", ["temperature"]),
+    ("wrong-shape", "new = 2\nq = [[1.0, 0.0]]\n", ["q"]),
+]
+
+
+async def test_a_bad_scenario_file_keeps_the_state(tmp_path):
+    # One app for every file: a refused file changes nothing, and each notice
+    # names its own file.
     app = make_app(explore=ExploreConfig(past=4))
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
         before = (app.explore, app.state, app.views)
-        await open_file(pilot, str(bad))
-        assert (app.explore, app.state, app.views) == before
-        assert seen and str(bad) in seen[-1]
-        assert all(w in seen[-1] for w in words), seen[-1]
+        for name, content, words in BAD_SCENARIOS:
+            bad = tmp_path / f"{name}.toml"
+            bad.write_text(content, encoding="utf-8")
+            await open_file(pilot, str(bad))
+            assert (app.explore, app.state, app.views) == before, name
+            assert seen and str(bad) in seen[-1], (name, seen)
+            assert all(w in seen[-1] for w in words), (name, seen[-1])
 
 
 async def test_a_missing_file_keeps_the_state(tmp_path):
