@@ -91,6 +91,23 @@ def test_capture_manifest_refuses_a_nan(tmp_path):
     assert not (tmp_path / manifest.MANIFEST).exists()
 
 
+def test_a_capture_call_with_a_nan_is_written_as_its_error(tmp_path):
+    """Capture never breaks the user's run: the call's line says what was
+    refused instead of holding a NaN token."""
+    import os
+
+    from maskattn_tui.capture.recorder import Recorder
+
+    recorder = Recorder(str(tmp_path))
+    recorder.record("sdpa", lambda entry, store: {"scale": NAN, "q": [2, 4]}, None)
+    recorder.record("sdpa", lambda entry, store: {"scale": 0.5}, None)
+    recorder.close()
+    lines = (tmp_path / f"calls-{os.getpid()}.jsonl").read_text(encoding="utf-8").splitlines()
+    first, second = (json.loads(line, parse_constant=lambda token: pytest.fail(token)) for line in lines)
+    assert "$.scale" in first["error"] and "q" not in first
+    assert second["scale"] == 0.5 and second["index"] == 1
+
+
 def test_one_writer():
     """No module but strict_json calls json.dump / json.dumps."""
     root = Path(maskattn_tui.__file__).parent
