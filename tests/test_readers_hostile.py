@@ -619,3 +619,15 @@ async def test_o_opens_npz_and_safetensors_in_mask_mode(tmp_path):
         async with app.run_test(size=(100, 30)) as pilot:
             await open_file(pilot, str(tmp_path / name))  # before: read as a scenario file
             assert isinstance(app.screen, MaskScreen), name
+
+
+def test_mask_mode_takes_key_for_a_file_of_several_arrays(tmp_path, capsys):
+    from maskattn_tui.doctor.mask_open import open_mask
+
+    np.savez(tmp_path / "two.npz", causal=CAUSAL, full=np.ones((4, 4), dtype=bool))
+    doc = open_mask(str(tmp_path / "two.npz"), key="full")
+    assert doc.info.key == "full" and doc.tables.user(0, 4, 0, 4).all()
+    assert main(["--mask", str(tmp_path / "two.npz"), "--key", "nope"]) == 2  # read before the app starts
+    assert "no array named 'nope'; it holds: causal, full" in capsys.readouterr().err
+    assert main(["--key", "full"]) == 2
+    assert "--key" in capsys.readouterr().err

@@ -252,7 +252,8 @@ def _mask_doc(args, lang: str):
     line, exit 2); None without --mask."""
     if args.mask is None:
         for dest, option in (("mask_batch", "--batch"), ("mask_head", "--head"), ("mask_scores", "--scores"),
-                             ("mask_block", "--block"), ("mask_q_len", "--q-len"), ("mask_kv_len", "--kv-len")):
+                             ("mask_block", "--block"), ("mask_q_len", "--q-len"), ("mask_kv_len", "--kv-len"),
+                             ("mask_key", "--key")):
             if getattr(args, dest) is not None:
                 raise UsageError(t("cli.mask_only", lang, option=option))
         return None
@@ -271,7 +272,7 @@ def _mask_doc(args, lang: str):
         raise UsageError(t("cli.mask_only", lang, option="--q-len" if args.mask_q_len is not None else "--kv-len"))
     from maskattn_tui.doctor.mask_open import open_mask
 
-    return open_mask(args.mask, args.mask_batch, args.mask_head, args.mask_scores)
+    return open_mask(args.mask, args.mask_batch, args.mask_head, args.mask_scores, key=args.mask_key)
 
 
 def cmd_tui(args, lang: str) -> int:

@@ -153,7 +153,7 @@ def _h(key: str) -> str:
 #: fills these in when neither gave them.
 DEFAULTS = {"step": None, "lang": None, "dwell": 2.0, "play": False, "exit_at_end": False, "ascii": False,
             "mask": None, "mask_batch": None, "mask_head": None, "mask_scores": None, "mask_block": None,
-            "mask_q_len": None, "mask_kv_len": None}
+            "mask_q_len": None, "mask_kv_len": None, "mask_key": None}
 _UNSET = argparse.SUPPRESS
 
 
@@ -222,6 +222,9 @@ def build_parser() -> Parser:
     parser.add_argument("--exit-at-end", action="store_true", default=_UNSET, help=_h("cli.help.exit_at_end"))
     _add_ascii(parser)
     _add_mask(parser)
+    # The app's --mask only (print has its own --key, a key column of a scaled view).
+    parser.add_argument("--key", dest="mask_key", metavar="NAME", help=_h("doctor_read.help.mask_key"),
+                        default=_UNSET)
     _add_labels(parser)
     _add_explore(parser)
     sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor,capture}", parser_class=Parser)

@@ -49,10 +49,11 @@ class MaskDoc:
         return kept
 
 
-def open_mask(path: str, batch: int | None = None, head: int | None = None, scores: str | None = None) -> MaskDoc:
+def open_mask(path: str, batch: int | None = None, head: int | None = None, scores: str | None = None,
+              key: str | None = None) -> MaskDoc:
     """Read and diagnose `path`; `scores`: a file of scores of the mask's
     shape (the same --batch / --head slice). Raises MaskattnError."""
-    mask, info = load_mask(path, batch, head)
+    mask, info = load_mask(path, batch, head, key)  # key: the array of a .npz / .safetensors / dict .pt
     diag = diagnose(mask, source=info)
     given = None
     if scores is not None:
@@ -88,10 +89,10 @@ def other_slice(doc: MaskDoc, dim: int, delta: int) -> MaskDoc | None:
     if dim >= len(lead) or lead[dim] < 2:
         return None
     if len(lead) == 1:  # a 3-D mask: one index, told as --batch
-        return open_mask(info.path, (info.batch + delta) % lead[0], None, doc.scores_path)
+        return open_mask(info.path, (info.batch + delta) % lead[0], None, doc.scores_path, info.key)
     batch, head = info.batch, info.head
     if dim == 0:
         batch = (batch + delta) % lead[0]
     else:
         head = (head + delta) % lead[1]
-    return open_mask(info.path, batch, head, doc.scores_path)
+    return open_mask(info.path, batch, head, doc.scores_path, info.key)
