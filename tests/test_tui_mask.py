@@ -170,23 +170,22 @@ async def test_o_in_explore_mode_opens_a_mask_and_esc_comes_back(tmp_path):
         assert isinstance(app.screen, FigureScreen) and app.explore.config == config
 
 
-@pytest.mark.parametrize("content,words", [
-    (None, "no such file"),
-    (b"", "empty"),
-    (b"hello there\n", "table"),
-])
-async def test_a_bad_mask_file_is_one_line_and_nothing_changes(tmp_path, content, words):
-    path = tmp_path / "bad.txt"
-    if content is not None:
-        path.write_bytes(content)
+async def test_a_bad_mask_file_is_one_line_and_nothing_changes(tmp_path):
+    # One app for the three files: a refused file changes nothing, and each
+    # notice names its own file.
     config = ExploreConfig(past=1)
     app = make_app(explore=config)
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
-        await open_file(pilot, str(path))
-        assert isinstance(app.screen, FigureScreen) and app.explore.config == config
-        assert seen and str(path) in seen[-1] and "\n" not in seen[-1]
-        assert words in seen[-1].lower()
+        for name, content, words in [("missing", None, "no such file"), ("empty", b"", "empty"),
+                                     ("prose", b"hello there\n", "table")]:
+            path = tmp_path / f"{name}.txt"
+            if content is not None:
+                path.write_bytes(content)
+            await open_file(pilot, str(path))
+            assert isinstance(app.screen, FigureScreen) and app.explore.config == config, name
+            assert seen and str(path) in seen[-1] and "\n" not in seen[-1], (name, seen)
+            assert words in seen[-1].lower(), (name, seen[-1])
 
 
 async def test_a_pickled_array_is_refused_in_the_app(tmp_path):
