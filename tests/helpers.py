@@ -164,3 +164,15 @@ async def open_file(pilot, path: str) -> None:
     await _path_dialog(pilot, "o", path)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def until(pilot, condition, what: str, limit: float = 30.0) -> None:
+    """Until `condition()` holds, looked at between short pauses (the app's
+    timers run meanwhile); `limit` seconds only bound a hang, they are not
+    the wait, so a loaded machine is slower, not failing."""
+    import time
+
+    start = time.monotonic()
+    while not condition():
+        assert time.monotonic() - start < limit, f"not {what} after {limit} s"
+        await pilot.pause(0.05)

@@ -19,7 +19,7 @@ from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
 from maskattn_tui.model.commands import COMMANDS
 from maskattn_tui.tui.help import HelpScreen, keys_table
 from maskattn_tui.tui.widgets.grid import GridView, row_at
-from helpers import drained, searched, send_key
+from helpers import drained, searched, send_key, until
 
 SHAPES = load_f12().shapes
 
@@ -78,11 +78,8 @@ async def test_playback_reaches_the_last_step_and_stops():
     app = make_app(play=True, dwell=0.25)
     async with app.run_test() as pilot:
         assert app.state.playing
-        for _ in range(40):
-            await pilot.pause(0.1)
-            if app.state.at_last:
-                break
-        await pilot.pause(0.6)  # more than two dwells after the end
+        await until(pilot, lambda: app.state.at_last, "at the last step")
+        await pilot.pause(0.6)  # more than two dwells after the end: nothing more happens
         assert app.state.step == 5
         assert not app.state.playing
         assert app.return_code is None  # still running, no error
@@ -107,10 +104,7 @@ async def test_play_at_the_last_step_restarts():
 async def test_exit_at_end_exits_zero_after_the_last_step():
     app = make_app(play=True, dwell=0.25, exit_at_end=True)
     async with app.run_test() as pilot:
-        for _ in range(50):
-            await pilot.pause(0.1)
-            if app.return_code is not None:
-                break
+        await until(pilot, lambda: app.return_code is not None, "exited")
     assert app.return_code == 0
     assert app.state.step == 5
 
