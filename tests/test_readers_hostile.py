@@ -631,3 +631,50 @@ def test_mask_mode_takes_key_for_a_file_of_several_arrays(tmp_path, capsys):
     assert "no array named 'nope'; it holds: causal, full" in capsys.readouterr().err
     assert main(["--key", "full"]) == 2
     assert "--key" in capsys.readouterr().err
+
+
+# --- the text parser against the libraries' own printouts -------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_printouts_of_random_tables_read_back_exactly(seed):
+    """numpy's str / repr, json.dumps and torch's print of random bool,
+    integer and float tables (with -inf and finfo.min) parse back to the
+    same values and shape."""
+    import json
+
+    from maskattn_tui.doctor.text_table import parse_table
+
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(2, 5))))
+    kind = ("bool", "int", "float")[seed % 3]
+    if kind == "bool":
+        table = rng.random(shape) < 0.5
+    elif kind == "int":
+        table = rng.integers(-3, 4, size=shape)
+    else:
+        table = np.where(rng.random(shape) < 0.3, -np.inf, rng.standard_normal(shape).round(4))
+        table[rng.random(shape) < 0.2] = np.finfo(np.float32).min
+    texts = {"str": str(table), "repr": repr(table)}
+    if kind != "float":
+        texts["json"] = json.dumps(table.tolist())
+    torch = pytest.importorskip("torch")
+    texts["torch"] = str(torch.from_numpy(table.astype(np.float32) if kind == "float" else table))
+    for name, text in texts.items():
+        with np.printoptions(threshold=sys.maxsize):
+            array, _, _ = parse_table(text, "m")
+        assert array.shape == table.shape, (name, text)
+        if kind == "float":  # printed to 8 (numpy) or 4 (torch) significant digits
+            assert np.allclose(array, table, rtol=1e-3 if name == "torch" else 1e-7), (name, text)
+            assert (np.isneginf(array) == np.isneginf(table)).all(), (name, text)
+        else:
+            assert (array == table).all(), (name, text)
+
+
+def test_safetensors_is_known_by_its_bytes_whatever_its_name(tmp_path):
+    pytest.importorskip("safetensors")
+    from safetensors.numpy import save_file
+
+    save_file({"mask": CAUSAL}, tmp_path / "mask.bin")
+    mask, info = load_mask(tmp_path / "mask.bin")
+    assert info.format == "safetensors" and (mask == CAUSAL).all()
