@@ -131,3 +131,17 @@ def test_experiment_table_titles_are_whole(capsys, width, lang):
             want = "".join(title.split()) if lang == "zh" else " ".join(title.split())
             assert want in flat, (name, title)
     assert all(len(line) <= width for line in out.splitlines())
+
+
+def test_compact_key_labels_are_never_cut_at_the_table_edge(capsys, tmp_path):
+    # issue 20 polish: "12288 15" (a label cut by the table's edge); 300 keys in
+    # blocks of 16: 19 block columns, a label every 2 (the widest needs 3 cells)
+    import numpy as np
+
+    path = tmp_path / "big.npy"
+    np.save(path, np.tril(np.ones((300, 300), bool)))
+    out = printed(capsys, "--mask", str(path), "--width", "100")
+    head = next(line for line in out.splitlines() if line.startswith("queries"))
+    labels = re.findall(r"│([^│]*?)(?:  queries|$)", head)
+    assert labels and all(set(re.findall(r"\d+", part)) <= {str(16 * k) for k in range(19)} for part in labels)
+    assert "288" not in head  # block 18 starts at key 288: no room for a whole label there

@@ -171,7 +171,10 @@ class TableBlock(Block):
                 if cw >= FULL_CELL_MIN:
                     out.append(Segment(set_cell_size(" " + src.col_label(c), cw), p.style("header")))
                 elif c % step == 0:
-                    out.append(Segment(set_cell_size(str(src.col_position(c)), cw * step), p.style("header")))
+                    label = str(src.col_position(c))
+                    room = min(step, src.cols - c) * cw  # the table's last columns: a whole label or none
+                    out.append(Segment(set_cell_size(label if cell_len(label) <= room else "", room),
+                                       p.style("header")))
                 elif c0 == c and c % step:
                     out.append(Segment(" " * cw * (step - c % step)))
             return out
