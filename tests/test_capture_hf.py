@@ -249,3 +249,28 @@ def test_expect_over_every_call_of_a_capture(tmp_path, capsys):
     capsys.readouterr()
     assert main(["doctor", str(tmp_path), "--expect", "--site", "nothing.*"]) == 2
     assert "--site nothing.*" in capsys.readouterr().err
+
+
+def test_a_custom_attention_function_called_by_keyword(tmp_path):
+    """A registered implementation whose callers pass arguments by name, and
+    no mask at all, runs as without capture (and is recorded)."""
+    from transformers import AttentionInterface
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+    from maskattn_tui import capture
+
+    def custom(module, query, key, value, attention_mask=None, **kwargs):
+        return torch.nn.functional.scaled_dot_product_attention(query, key, value, is_causal=True), None
+
+    AttentionInterface.register("capture_test_custom", custom)
+    try:
+        q = torch.randn(1, 2, 3, 4)
+        plain = custom(None, q, q, q)[0]
+        with capture(tmp_path) as cap:
+            fn = ALL_ATTENTION_FUNCTIONS.get_interface("capture_test_custom", None)
+            out = fn(module=None, query=q, key=q, value=q)[0]
+    finally:
+        del AttentionInterface._global_mapping["capture_test_custom"]
+    assert torch.equal(plain, out)
+    assert [(c["kind"], c["implementation"] if c["kind"] == "hf" else c["within"]) for c in cap.calls] == \
+        [("hf", "capture_test_custom"), ("sdpa", 0)]

@@ -20,13 +20,16 @@ def _transformers():
     never makes a torch-only script import it (install() is tried again at
     every outermost module forward, so a script that imports transformers
     after capture started is seen from its first forward on)."""
-    if "transformers.modeling_utils" not in sys.modules or "transformers.masking_utils" not in sys.modules:
+    if "transformers.modeling_utils" not in sys.modules:  # (masking_utils then costs little)
         return None
     try:
         from transformers import masking_utils, modeling_utils
     except ImportError:
         return None
     return modeling_utils, masking_utils
+
+
+_ARGUMENTS = ("module", "query", "key", "value", "attention_mask")
 
 
 class HfHooks:
@@ -78,12 +81,18 @@ class HfHooks:
             recorder = self.recorder
 
             @functools.wraps(fn)
-            def attention(module, query, key, value, attention_mask, *args, **kwargs):
+            def attention(*args, **kwargs):
                 if torch.compiler.is_compiling():
-                    return fn(module, query, key, value, attention_mask, *args, **kwargs)
-                index = recorder.record("hf", _hf_call, (module, query, key, attention_mask, implementation, kwargs))
+                    return fn(*args, **kwargs)
+                # (module, query, key, value, attention_mask, ...), positional or by name
+                named = {**dict(zip(_ARGUMENTS, args)), **kwargs}
+                query = named.get("query")
+                if not isinstance(query, torch.Tensor) or not isinstance(named.get("key"), torch.Tensor):
+                    return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
+                entry = (named.get("module"), query, named["key"], named.get("attention_mask"), implementation, kwargs)
+                index = recorder.record("hf", _hf_call, entry)
                 with recorder.within(index, query.shape[-2]):
-                    return fn(module, query, key, value, attention_mask, *args, **kwargs)
+                    return fn(*args, **kwargs)
 
             wrapped = self._wrapped[key] = attention
         return wrapped
