@@ -161,3 +161,28 @@ async def test_page_down_moves_rows_and_braces_scroll_the_explanation(cells):
         await settle(pilot)
         assert explain.scroll_y > 0
         assert t("tui.m.key.goto", "en")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_one_key_holding_all_the_weight_is_said_once(tmp_path, lang):
+    path = tmp_path / "c8.npy"
+    np.save(path, causal(8, 8))
+    app = make_app(lang=lang, mask=open_mask(str(path)), block=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        bars = app.screen.query_one("#mask-bars")
+
+        def caption() -> str:
+            return "".join("".join(s.text for s in bars.figure.full(y)) + " " for y in range(6))
+
+        # q0 reads k0 alone: its weight is 1 and it is all the shown keys hold
+        def flat(text: str) -> str:
+            return "".join(text.split())  # wrapped lines joined, in either language
+
+        said = flat(caption())
+        assert flat(t("doctor_tui.bars.top_all", lang, k=0, weight="1.0000", k0=0, k1=7)) in said
+        assert flat(t("doctor_tui.bars.top", lang, k=0, weight="1.0000", k0=0, k1=7, shown="1.0000")) not in said
+        await pilot.press("end")  # q7 reads all eight: the largest and the sum differ
+        await settle(pilot)
+        assert "k0-k7" in caption() and t("doctor_tui.bars.top_all", lang, k=0, weight="1.0000", k0=0,
+                                          k1=7) not in caption()

@@ -53,7 +53,8 @@ def block_stats(tables, block: int = FLEX_BLOCK) -> BlockStats:
 def stats_lines(tables, lang: str, palette: Palette, width: int) -> list[Line]:
     stats = block_stats(tables)
     lines = wrap_text(palette.t("tui.m.stats.title", lang, block=stats.block), width, palette.style("title"))
-    text = palette.t("tui.m.stats.blocks", lang, full=count(stats.full), partial=count(stats.partial),
+    key = "tui.m.stats.blocks_one" if stats.blocks == 1 else "tui.m.stats.blocks"
+    text = palette.t(key, lang, full=count(stats.full), partial=count(stats.partial),
                      empty=count(stats.empty), blocks=count(stats.blocks), sparsity=f"{stats.sparsity:.2f}")
     lines += wrap_text(palette.tr(text), width)
     text = palette.t("tui.m.stats.cells", lang, visible=count(stats.visible), cells=count(stats.cells),
