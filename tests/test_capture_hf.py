@@ -147,7 +147,11 @@ def test_mistral_sliding_window_prefill_and_decode(tmp_path, capsys):
     assert reading["window"] == 4
     # decode: the window lives in the cache (cropped), the mask is all visible; the builder says where
     builds = [c for c in cap.calls if c["kind"] == "hf-mask"]
-    assert builds and builds[-1]["q_len"] == 1
+    assert [(b["q_len"], b["k_len"], b["q_offset"], b["kv_offset"]) for b in builds] == [(6, 6, 0, 0), (1, 4, 6, 3)]
+    assert np.all(table(tmp_path, hf[2]))  # decode: 1 x 4, all visible
+    window = [f for f in doc["findings"] if f["code"] == "window-in-cache"]
+    assert [(f["calls"], f["params"]["first"], f["params"]["last"]) for f in window] == \
+        [([hf[2]["call"], hf[3]["call"]], 3, 6)]
 
 
 @pytest.mark.parametrize("impl", ["eager", "sdpa"])

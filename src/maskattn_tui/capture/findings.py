@@ -46,7 +46,25 @@ def cross_call(calls: list[dict], readings: dict) -> list[dict]:
     out += _empty_rows(shown, readings)
     out += _block_masks(shown)
     out += _overflow(shown)
+    out += _window_in_cache(calls)
     return out
+
+
+def _window_in_cache(calls: list[dict]) -> list[dict]:
+    """Sliding-window decode: transformers crops the cache to the window and
+    passes an all-visible mask; the mask builder's kv_offset says which
+    positions the keys are. Said once per window size (information)."""
+    built = {(c.get("pid"), c.get("forward"), c.get("k_len")): c for c in calls if c.get("kind") == "hf-mask"}
+    found: dict[int, dict] = {}
+    for call in calls:
+        window = call.get("sliding_window") if call.get("kind") == "hf" else None
+        builder = built.get((call.get("pid"), call.get("forward"), call.get("k_len")))
+        if window and builder and (builder.get("kv_offset") or 0) > 0 and call["k_len"] <= window:
+            entry = found.setdefault(window, _finding("window-in-cache", "info", [], w=window, k=call["k_len"],
+                                                      first=builder["kv_offset"],
+                                                      last=builder["kv_offset"] + call["k_len"] - 1))
+            entry["calls"].append(call["call"])
+    return list(found.values())
 
 
 def _causal_decode(calls: list[dict]) -> list[dict]:
