@@ -18,7 +18,7 @@ from maskattn_tui.cli import main
 from maskattn_tui.i18n import catalog
 
 #: Every field of the JSON document (README / issue 11: a documented contract).
-FIELDS = {"schema", "file", "format", "stored_shape", "dtype", "batch", "head", "distinct_slices", "shape",
+FIELDS = {"schema", "file", "key", "format", "stored_shape", "dtype", "batch", "head", "distinct_slices", "shape",
           "representation", "minimum", "minimum_dtype", "polarity", "alignment", "offset", "alignment_score",
           "hypotheses", "api", "rule", "leaks", "leak_count", "empty_rows", "empty_row_count", "pad_keys",
           "pad_key_count", "pad_side", "pad_query_rows", "pad_query_row_count", "window", "chunk", "prefix",

@@ -125,7 +125,8 @@ def to_json(diag: Diagnosis, info, lang: str, extra: tuple[Finding, ...] = (), s
     pad = diag.pad_keys
     return {
         "schema": SCHEMA,
-        "file": info.path, "format": info.format, "stored_shape": list(info.shape), "dtype": info.dtype,
+        "file": info.path, "key": getattr(info, "key", None), "format": info.format,
+        "stored_shape": list(info.shape), "dtype": info.dtype,
         "batch": info.batch, "head": info.head, "distinct_slices": info.distinct_slices,
         "shape": list(diag.shape),
         "representation": rep.kind, "minimum": rep.minimum, "minimum_dtype": rep.minimum_dtype,
@@ -219,7 +220,9 @@ def summary_lines(diag: Diagnosis, info, lang: str) -> list[str]:
     reading and the rule (the report's head; the TUI's first section)."""
     rep, align = diag.representation, diag.alignment
     rows, keys = diag.shape
-    lines = [t("doctor.report.head", lang, file=info.path, format=info.format, dtype=info.dtype,
+    key = getattr(info, "key", None)  # the array read from a .npz / .safetensors / dict .pt
+    lines = [t("doctor.report.head", lang, file=info.path if key is None else f"{info.path}[{key}]",
+               format=info.format, dtype=info.dtype,
                shape="x".join(map(str, info.shape)))]
     if info.batch is not None and info.distinct_slices != 1:  # one slice: nothing to choose
         lines.append(t("doctor.report.slices3" if info.head is None else "doctor.report.slices", lang,
