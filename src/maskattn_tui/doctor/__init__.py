@@ -1,5 +1,6 @@
-"""The mask doctor: reads a saved attention mask (.npy, .pt, printed torch
-or numpy text, JSON, 0/1 rows) or a Hugging Face attention_mask, and says
+"""The mask doctor: reads a saved attention mask (.npy, .npz, .safetensors,
+.pt, printed torch or numpy text, JSON, 0/1 rows) or a Hugging Face
+attention_mask, and says
 what it is and what is wrong with it. Pure functions for the CLI and the TUI
 (numpy, never Textual or Rich):
 
@@ -11,7 +12,8 @@ what it is and what is wrong with it. Pure functions for the CLI and the TUI
 numpy is imported only here (below), never by the rest of the package:
 `maskattn_tui.doctor.cli` adds the arguments without loading it.
 
-Modules: read (files), text_table (printed tensors), representation,
+Modules: read (files; file_checks, read_npy, read_tensors), text_table
++ text_values (printed tensors), json_error (--json errors), representation,
 rows (row statistics), alignment (polarity x alignment), rules (rule
 tables), compare, patterns (a pattern's parameters from the rows),
 families (every family's reading and its cost), readings (choosing among
