@@ -1,8 +1,7 @@
 """The mask doctor: reads a saved attention mask (.npy, .npz, .safetensors,
 .pt, printed torch or numpy text, JSON, 0/1 rows) or a Hugging Face
-attention_mask, and says
-what it is and what is wrong with it. Pure functions for the CLI and the TUI
-(numpy, never Textual or Rich):
+attention_mask, and says what it is and what is wrong with it. Pure
+functions for the CLI and the TUI (numpy, never Textual or Rich):
 
     from maskattn_tui.doctor import load_mask, diagnose, block_overview
     mask, info = load_mask("mask.npy", batch=None, head=None)
