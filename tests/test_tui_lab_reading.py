@@ -161,3 +161,17 @@ async def test_the_explanation_says_which_row_it_is_about(lang, step):
         assert f"● q{spec.query_positions[row]}" in head  # the row the bars show
         bars = " ".join(lines_of(app.query_one("#bars"))[:3])
         assert str(spec.query_positions[row]) in bars
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_t_means_one_thing_on_the_screen(lang):
+    """A draft tree's cells are marked T: the temperature is not called T
+    on the same screen (the condition line spells it out)."""
+    app = make_app(lang=lang, explore=ExploreConfig(past=2, new=3, tree=(-1, 0, 0)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        condition = str(app.query_one("#condition").render())
+        legend = "\n".join(lines_of(app.query_one("#grid")))
+        assert " T " in legend or "T " in legend  # the tree's glyph
+        assert "T = " not in condition and "T\u00a0=" not in condition
+        assert "= 1" in condition or "=\u00a01" in condition  # the temperature is still there
