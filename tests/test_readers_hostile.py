@@ -305,3 +305,20 @@ def test_safetensors_is_known_by_its_bytes_whatever_its_name(tmp_path):
     save_file({"mask": CAUSAL}, tmp_path / "mask.bin")
     mask, info = load_mask(tmp_path / "mask.bin")
     assert info.format == "safetensors" and (mask == CAUSAL).all()
+
+
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed], ids=["stored", "compressed"])
+def test_npz_fortran_members_keep_their_order(tmp_path, save):
+    array = np.asfortranarray(np.tril(np.ones((3, 6), dtype=np.float32), 3))
+    save(tmp_path / "f.npz", m=array)
+    mask, _ = load_mask(tmp_path / "f.npz")
+    assert (np.asarray(mask) == np.load(tmp_path / "f.npz")["m"]).all()
+
+
+def test_a_compressed_member_too_large_for_memory_is_refused(tmp_path, capsys, monkeypatch):
+    from maskattn_tui.doctor import read_npy
+
+    np.savez_compressed(tmp_path / "big.npz", np.zeros((64, 64), dtype=np.float32))
+    monkeypatch.setattr(read_npy, "NPZ_LIMIT", 1024)
+    err = refused(capsys, tmp_path / "big.npz")
+    assert "too large to read into memory" in err and "np.savez" in err
