@@ -18,7 +18,7 @@ from maskattn_tui.model.app_model import AppModel, explored_views, new_model
 from maskattn_tui.model.commands import (
     COMMANDS, EXPLORE, FIGURE, action_available, footer_entries, footer_fit, palette_commands,
 )
-from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
+from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player, shape_of
 from maskattn_tui.i18n import LANGS
 from helpers import seeded
 
@@ -26,7 +26,7 @@ from helpers import seeded
 def lesson_model(**player) -> AppModel:
     figure = load_f12()
     views = tuple(build_view(s, 5) for s in figure.steps)
-    return new_model(views, new_player(figure.shapes, **player), ExploreSession())
+    return new_model(views, new_player(tuple(shape_of(s) for s in figure.steps), **player), ExploreSession())
 
 
 def test_the_model_imports_neither_textual_nor_rich():
@@ -90,7 +90,7 @@ def test_start_in_explore_mode_keeps_the_figure_to_return_to():
     figure = load_f12()
     views = tuple(build_view(s, 5) for s in figure.steps)
     session = new_session(ExploreConfig(past=2, new=3), ("leak-probe",), False)
-    model = new_model(views, new_player(figure.shapes, step=4), session)
+    model = new_model(views, new_player(tuple(shape_of(s) for s in figure.steps), step=4), session)
     assert model.exploring and model.player.rows == 3 and model.session.experiments == ("leak-probe",)
     assert model.explore(ExploreSession.toggle_active).player.step == 4
 

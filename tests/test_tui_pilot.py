@@ -13,7 +13,7 @@ from textual import events
 
 from maskattn_tui.i18n import LANGS, t
 from maskattn_tui.lesson.f12 import load_f12
-from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player
+from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, new_player, shape_of
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MIN_HEIGHT, MIN_WIDTH
 from maskattn_tui.model.commands import COMMANDS
@@ -21,7 +21,7 @@ from maskattn_tui.tui.help import HelpScreen, keys_table
 from maskattn_tui.tui.widgets.grid import GridView, row_at
 from helpers import drained, searched, send_key, until
 
-SHAPES = load_f12().shapes
+SHAPES = tuple(shape_of(s) for s in load_f12().steps)
 
 #: What each key should do, straight from the machine.
 MODEL = {

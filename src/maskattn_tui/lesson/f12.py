@@ -9,10 +9,6 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-TYPE_CHECKING = False  # (not from typing: json and check have no other use for it)
-if TYPE_CHECKING:
-    from maskattn_tui.model.step_machine import StepShape
-
 Texts = dict  # {"en": str, "zh": str}
 
 
@@ -37,13 +33,6 @@ class StepSpec:
     condition: Texts = field(default_factory=dict, compare=False)
     caption: Texts = field(default_factory=dict, compare=False)
 
-    @property
-    def shape(self) -> StepShape:
-        # The player's machine is the TUI's; `print` and `json` need not load it.
-        from maskattn_tui.model.step_machine import StepShape
-
-        return StepShape(rows=len(self.query_positions), focus_row=self.focus_rows[0])
-
 
 @dataclass(frozen=True)
 class Section:
@@ -62,10 +51,6 @@ class Figure:
     reading_order: Texts
     sections: tuple[Section, ...]
     steps: tuple[StepSpec, ...]
-
-    @property
-    def shapes(self) -> tuple[StepShape, ...]:
-        return tuple(s.shape for s in self.steps)
 
 
 def _tuple2(rows) -> tuple:

@@ -32,6 +32,12 @@ class StepShape:
     focus_row: int = 0
 
 
+def shape_of(spec) -> StepShape:
+    """The shape of a lesson step (a `lesson.f12.StepSpec`): its query rows
+    and the row in focus when it is entered."""
+    return StepShape(rows=len(spec.query_positions), focus_row=spec.focus_rows[0])
+
+
 @dataclass(frozen=True)
 class PlayerState:
     shapes: tuple[StepShape, ...]
