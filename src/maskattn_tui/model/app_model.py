@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
-from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState
+from maskattn_tui.model.step_machine import DWELL_MAX, DWELL_MIN, PlayerState, shape_of
 
 if TYPE_CHECKING:
     from maskattn_tui.explore.config import ExploreConfig
@@ -110,7 +110,7 @@ class AppModel:
             player = replace(player, playing=False)
         if session.active:
             view = explored_views(session.config)[0]
-            shape = view.spec.shape
+            shape = shape_of(view.spec)
             kept = old.active and player.row < shape.rows
             player = replace(player, shapes=(shape,), step=1, playing=False,
                              row=player.row if kept else shape.focus_row)

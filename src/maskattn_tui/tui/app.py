@@ -27,7 +27,7 @@ from maskattn_tui.lesson.f12 import Figure, StepSpec, load_f12
 from maskattn_tui.lesson.stepview import StepView, build_view
 from maskattn_tui.model.app_model import AppModel, new_model
 from maskattn_tui.model.commands import BY_ID, action_available
-from maskattn_tui.model.step_machine import PlayerState, new_player
+from maskattn_tui.model.step_machine import PlayerState, new_player, shape_of
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
 from maskattn_tui.tui import layout as sizes
 from maskattn_tui.tui.actions import ExploreActions, PlayerActions
@@ -410,7 +410,7 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)
-    state = new_player(tuple(s.shape for s in specs), step=step, lang=lang, dwell=dwell,
+    state = new_player(tuple(shape_of(s) for s in specs), step=step, lang=lang, dwell=dwell,
                        playing=play and explore is None)
     session = None  # the figure alone: the explore package is imported on the first `e`
     if explore is not None or experiments or lens:
