@@ -101,3 +101,24 @@ def test_mask_mode_takes_key_for_a_file_of_several_arrays(tmp_path, capsys):
     assert "no array named 'nope'; it holds: causal, full" in capsys.readouterr().err
     assert main(["--key", "full"]) == 2
     assert "--key" in capsys.readouterr().err
+
+
+async def test_o_names_one_array_of_several_as_file_key(tmp_path):
+    from helpers import open_file, recorded
+
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui.mask_screen import MaskScreen
+    from maskattn_tui.tui.screen import FigureScreen
+
+    full = np.ones((4, 4), dtype=bool)
+    np.savez(tmp_path / "two.npz", causal=CAUSAL, full=full)
+    app = make_app(explore=ExploreConfig(past=1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = recorded(app)
+        await open_file(pilot, str(tmp_path / "two.npz"))
+        assert isinstance(app.screen, FigureScreen)
+        assert "causal, full" in seen[-1] and f"{tmp_path / 'two.npz'}[NAME]" in seen[-1]
+        await open_file(pilot, str(tmp_path / "two.npz") + "[full]")
+        assert isinstance(app.screen, MaskScreen) and app.screen.doc.info.key == "full"
+        assert app.screen.doc.tables.user(0, 4, 0, 4).all()

@@ -66,6 +66,18 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
     return MaskDoc(info, tables, given, scores)
 
 
+def split_key(path: str) -> tuple[str, str | None]:
+    """`o`'s way to name one array of a file of several: FILE[KEY] (as the
+    report heads it), when FILE exists and FILE[KEY] itself does not."""
+    import os
+    import re
+
+    found = re.fullmatch(r"(.+)\[([^\[\]/]+)\]", path)
+    if found and not os.path.lexists(path) and os.path.lexists(found[1]):
+        return found[1], found[2]
+    return path, None
+
+
 def check_finite(tables: MaskTables, scores: np.ndarray, name: str) -> None:
     """A score the softmax reads (a visible cell) must be finite: NaN or
     +-inf there would make the row's weights NaN at the first drawing.

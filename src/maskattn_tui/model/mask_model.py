@@ -19,8 +19,10 @@ MASK_SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".txt", ".json",
 def is_mask_path(path: str) -> bool:
     """A mask file, or a capture folder (maskattn-tui capture: its calls' masks)."""
     import os
+    import re
 
-    return path.lower().endswith(MASK_SUFFIXES) or os.path.isdir(path)
+    base = re.sub(r"\[[^\[\]/]+\]$", "", path)  # FILE[KEY]: one array of a file of several
+    return base.lower().endswith(MASK_SUFFIXES) or os.path.isdir(path)
 
 #: Block sizes offered (1 = cells; then powers of two, multiples of the
 #: doctor's counting tile, 8). FlexAttention's BlockMask uses 128 by default.

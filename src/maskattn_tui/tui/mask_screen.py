@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from maskattn_tui.doctor.mask_open import MaskDoc, open_mask
+from maskattn_tui.doctor.mask_open import MaskDoc, open_mask, split_key
 from maskattn_tui.doctor.mask_source import CellSource
 from maskattn_tui.doctor.mask_text import view_line
 from maskattn_tui.errors import MaskattnError
@@ -266,7 +266,8 @@ def _read_doc(path: str):
         from maskattn_tui.capture.picker import open_capture
 
         return open_capture(path)
-    return open_mask(path)
+    path, key = split_key(path)  # FILE[KEY]: one array of a .npz / .safetensors / dict .pt
+    return open_mask(path, key=key)
 
 
 def open_mask_file(app, path: str, opened: Callable[[], None] | None = None) -> None:
@@ -284,8 +285,11 @@ def open_mask_file(app, path: str, opened: Callable[[], None] | None = None) -> 
             app.set_timer(0.2, lambda: finish(result))
             return
         if isinstance(result, MaskattnError):
-            app.notify(result.message(lang), title=t("doctor_tui.open_failed", lang), severity="error",
-                       markup=False, timeout=10)
+            message = result.message(lang)
+            if result.key == "doctor_key_needed":  # the dialog has no --key: name the array in the path
+                message += " " + t("doctor_read.open_key_hint", lang, file=path)
+            app.notify(message, title=t("doctor_tui.open_failed", lang), severity="error", markup=False,
+                       timeout=10)
             return
         show_mask(app, result)
         app.notify(t("doctor_tui.opened", lang, file=path), markup=False)
