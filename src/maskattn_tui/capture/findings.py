@@ -47,6 +47,27 @@ def cross_call(calls: list[dict], readings: dict) -> list[dict]:
     out += _block_masks(shown)
     out += _overflow(shown)
     out += _window_in_cache(calls)
+    out += _packed(calls, readings)
+    return out
+
+
+def _packed(calls: list[dict], readings: dict) -> list[dict]:
+    """position_ids that restart inside a row (documents packed into it)
+    while that forward's masks let a document see the one before it: plain
+    causal across the restart (transformers 5.24 builds the block-diagonal
+    mask from position_ids only without a cache)."""
+    out = []
+    for forward in (c for c in calls if c.get("kind") == "forward"):
+        lengths = [row for row in forward.get("documents", []) if len(row) > 1]
+        if not lengths:
+            continue
+        used = [c for c in primary(calls) if c.get("pid") == forward.get("pid")
+                and c.get("forward") == forward.get("forward")]
+        leaky = [c["call"] for c in used if any(
+            readings.get(h) is not None and readings[h].documents is None for h in mask_hashes(c))]
+        if leaky:
+            out.append(_finding("packed-leak", "warning", leaky, forward=forward.get("forward"),
+                                lengths=",".join(map(str, lengths[0]))))
     return out
 
 

@@ -106,9 +106,9 @@ class Sites:
     def _leave(self, module, args, kwargs, output) -> None:
         if torch.compiler.is_compiling():
             return
-        if self.modules is not None:
-            self.modules.leave(module, args, kwargs)  # named while this module is still the innermost
         stack = self._stack()
+        if self.modules is not None:  # named while this module is still the innermost
+            self.modules.leave(module, args, kwargs, root=len(stack) == 1 and stack[0][0] == id(module))
         while stack:
             if stack.pop()[0] == id(module):
                 break

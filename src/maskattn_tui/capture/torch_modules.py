@@ -60,7 +60,9 @@ class ModuleCalls:
             stack = self._stack()
             stack.append((id(module), _ours(), self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
 
-    def leave(self, module, args, kwargs) -> None:
+    def leave(self, module, args, kwargs, root: bool = False) -> None:
+        if root and isinstance((kwargs or {}).get("position_ids"), torch.Tensor):
+            self.recorder.record("forward", _positions, (kwargs["position_ids"], kwargs.get("attention_mask")))
         if not isinstance(module, _FAST):
             return
         stack = self._stack()
@@ -130,3 +132,20 @@ def _layer_call(entry: tuple, store) -> dict:
             "dtype": str(attention.in_proj_weight.dtype).removeprefix("torch."), "is_causal": bool(is_causal),
             "dropout_p": float(attention.dropout), "training": layer.training, "via": "encoder fast path", "layer_path": path,
             "mask": masks.pop("merged"), **masks}
+
+
+def _positions(entry, store) -> dict:
+    """An outermost forward given position_ids: where they restart in each
+    row (a packed batch's documents, if that is what they are), over the
+    real tokens only (generate() gives PAD positions a filler value)."""
+    position_ids, padding = entry
+    ids = position_ids.detach().reshape(-1, position_ids.shape[-1]).cpu()
+    real = None
+    if isinstance(padding, torch.Tensor) and padding.dim() == 2 and padding.shape[-1] == ids.shape[-1]:
+        real = padding.detach().cpu().bool().expand(ids.shape[0], -1)
+    rows = []
+    for b, row in enumerate(ids[:64]):
+        values = [int(v) for v, keep in zip(row, real[b] if real is not None else [True] * row.numel()) if keep]
+        starts = [0] + [i for i in range(1, len(values)) if values[i] <= values[i - 1]]
+        rows.append([e - a for a, e in zip(starts, starts[1:] + [len(values)])])
+    return {"position_ids_shape": list(position_ids.shape), "documents": rows}
