@@ -130,8 +130,3 @@ def test_an_overview_of_a_million_positions_keeps_its_block_map_small(capsys):
     assert doc["blocks"]["block_size"] == [512, 512] and doc["blocks"]["total"] == 2048 * 2048
     assert doc["row"]["count"] == 70000 - 65536 + 1 and doc["row"]["runs"] == [[65536, 70000]]
 
-
-def test_the_app_says_where_a_big_configuration_is_shown(capsys):
-    assert main(["--new", "131072", "--window", "4096"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "maskattn-tui print" in err[0]

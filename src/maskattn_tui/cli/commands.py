@@ -280,7 +280,8 @@ def cmd_tui(args, lang: str) -> int:
         raise UsageError(t("cli.exit_needs_play", lang))
     if getattr(args, "owns_process", False) and not _on_a_terminal():
         raise CommandError("no_terminal")
-    config = _explore_config(args)
+    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
+    config = None if big else _explore_config(args)
     from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
 
@@ -288,7 +289,12 @@ def cmd_tui(args, lang: str) -> int:
     # app shows every lens, whatever names were given).
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
-    mask = _mask_doc(args, lang)
+    if big:
+        from maskattn_tui.scale.rule_doc import rule_doc
+
+        mask = rule_doc(args, lang)
+    else:
+        mask = _mask_doc(args, lang)
     from maskattn_tui.cli.labels import labels_from_args
 
     positions = (mask.tables.keys if mask is not None else config.past + config.new if config is not None
@@ -377,8 +383,6 @@ def main(argv: list[str] | None = None) -> int:
             raise CommandError("stdout_closed", command=args.command)
         if args.command in ("print", "json"):
             refuse_contradictions(args)
-        if args.command is None and _by_blocks(args):  # the app draws 32 + 32 at most (print / json: by blocks)
-            raise MaskattnError("scale_app")
         if owns_process and args.command is None:
             args.gc_paused = True  # the app resumes it once its first screen is drawn
         elif owns_process and args.command not in BATCH_COMMANDS:

@@ -29,20 +29,23 @@ def is_mask_path(path: str) -> bool:
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
 
-def auto_block(rows: int, keys: int, fit_rows: int, fit_cols: int) -> int:
+def auto_block(rows: int, keys: int, fit_rows: int, fit_cols: int, least: int = 1) -> int:
     """The smallest block size whose overview fits `fit_rows` x `fit_cols`
     cells (1: the cells themselves fit); the largest offered if none does."""
-    for size in sizes_for(rows, keys):
+    for size in sizes_for(rows, keys, least):
         if -(-rows // size) <= fit_rows and -(-keys // size) <= fit_cols:
             return size
-    return sizes_for(rows, keys)[-1]
+    return sizes_for(rows, keys, least)[-1]
 
 
-def sizes_for(rows: int, keys: int) -> tuple[int, ...]:
-    """The block sizes worth offering: up to the first that makes the whole
-    mask one block."""
+def sizes_for(rows: int, keys: int, least: int = 1) -> tuple[int, ...]:
+    """The block sizes worth offering: from `least` (a table too long to
+    count in small blocks) up to the first that makes the whole mask one
+    block."""
     out = []
     for size in BLOCK_SIZES:
+        if size < least and size != BLOCK_SIZES[-1]:
+            continue
         out.append(size)
         if size >= max(rows, keys):
             break
@@ -63,6 +66,8 @@ class MaskState:
     window: tuple[int, int, int, int] | None = None
     #: Cells the overview may take (set from the screen's room).
     fit: tuple[int, int] = (20, 20)
+    #: The smallest block size offered (1: cells of the whole table too).
+    least: int = 1
 
     # -- derived ------------------------------------------------------------
     @property
@@ -99,7 +104,7 @@ class MaskState:
 
     @property
     def sizes(self) -> tuple[int, ...]:
-        return sizes_for(self.rows, self.keys)
+        return sizes_for(self.rows, self.keys, self.least)
 
     # -- transitions ----------------------------------------------------------
     def _at(self, size: int, place: tuple[int, int], **changes) -> MaskState:
@@ -144,14 +149,14 @@ class MaskState:
     def toggle_auto(self) -> MaskState:
         if self.auto:
             return replace(self, auto=False)
-        return self._at(auto_block(self.rows, self.keys, *self.fit), self.place, auto=True)
+        return self._at(auto_block(self.rows, self.keys, *self.fit, self.least), self.place, auto=True)
 
     def with_fit(self, fit_rows: int, fit_cols: int) -> MaskState:
         """The room changed: auto picks the size again (a drill-down stays)."""
         state = replace(self, fit=(max(1, fit_rows), max(1, fit_cols)))
         if not self.auto or self.window is not None:
             return state
-        size = auto_block(self.rows, self.keys, *state.fit)
+        size = auto_block(self.rows, self.keys, *state.fit, self.least)
         return state if size == self.size else state._at(size, self.place)
 
     def drill(self) -> MaskState:
@@ -170,9 +175,11 @@ class MaskState:
         return replace(self, lang=lang)
 
 
-def new_state(rows: int, keys: int, lang: str, fit_rows: int, fit_cols: int, size: int | None = None) -> MaskState:
+def new_state(rows: int, keys: int, lang: str, fit_rows: int, fit_cols: int, size: int | None = None,
+              least: int = 1) -> MaskState:
     """The state at start: auto unless a block size is given."""
-    state = MaskState(rows, keys, lang, auto=size is None, fit=(max(1, fit_rows), max(1, fit_cols)))
-    sizes = sizes_for(rows, keys)
-    chosen = auto_block(rows, keys, *state.fit) if size is None else max(s for s in sizes if s <= size)
+    state = MaskState(rows, keys, lang, auto=size is None, fit=(max(1, fit_rows), max(1, fit_cols)), least=least)
+    sizes = sizes_for(rows, keys, least)
+    chosen = (auto_block(rows, keys, *state.fit, least) if size is None
+              else max((s for s in sizes if s <= size), default=sizes[0]))
     return replace(state, size=chosen)

@@ -34,7 +34,8 @@ def twin_tables(doc, state, sources: tuple, palette: Palette, width: int) -> Twi
     user, rule = sources
     probe = MaskTableBlock(user, palette, lang, state.row, 1)
     cw = cell_width(user, palette, lang, (width - GAP) // 2, probe.frozen)
-    titles = (palette.tr(user_title(doc.tables, lang)), palette.tr(rule_title(doc.tables, lang)))
+    told = doc.titles(lang) if hasattr(doc, "titles") else (user_title(doc.tables, lang), rule_title(doc.tables, lang))
+    titles = tuple(palette.tr(title) for title in told)  # a rule's own document (scale.rule_doc) names itself
     left, right = (MaskTableBlock(src, palette, lang, state.row, cw, title=title, col=state.col)
                    for src, title in zip((user, rule), titles))
     return Twin(left, right, width)
@@ -68,5 +69,8 @@ def row_bars(doc, state, palette: Palette, width: int, room: int) -> TextBlock:
 
 def explanation(doc, state, palette: Palette, width: int) -> TextBlock:
     """The selection, the findings, what was read, the legend."""
-    found = sections(doc.tables, doc.info, state, state.lang, palette.cell_glyph)
+    if hasattr(doc, "sections"):  # a rule the user built (scale.rule_doc): the rule, no doctor reading
+        found = doc.sections(state, state.lang, palette.cell_glyph)
+    else:
+        found = sections(doc.tables, doc.info, state, state.lang, palette.cell_glyph)
     return TextBlock(section_lines(found, palette, width))

@@ -12,6 +12,7 @@ user's mask_mod, computed without ever building the Q x K table.
     report, doctor_run   `doctor FILE.py:NAME`
     explore_route, explore_big, explore_print   `print` / `json` beyond 32 + 32
     mask_open      `--mask FILE.py:NAME`: mask mode on a mask_mod (up to 16,384²)
+    rule_tables, rule_doc   the app beyond 32 + 32: mask mode on a rule's runs
 
 numpy only, except mask_mod / tiles, which import torch when the user's
 function needs it."""

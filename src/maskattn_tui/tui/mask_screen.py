@@ -72,7 +72,8 @@ class MaskScreen(ThemedScreen):
         super().__init__()
         self.doc, self.glyphs = doc, glyphs
         tables = doc.tables
-        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, lang, 20, 20, size))
+        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, lang, 20, 20, size,
+                                                      getattr(tables, "least", 1)))  # a rule: scale.rule_tables
 
     def compose(self) -> ComposeResult:
         glyphs, doc = self.glyphs, self.doc

@@ -44,6 +44,8 @@ class BlockStats:
 
 
 def block_stats(tables, block: int = FLEX_BLOCK) -> BlockStats:
+    if hasattr(tables, "block_stats"):  # a rule of any length (scale.rule_tables): counted by bands
+        return tables.block_stats(block)
     counts = tables.blocks(block)
     kinds = counts.category("user")
     return BlockStats(block, int(np.count_nonzero(kinds == FULL)), int(np.count_nonzero(kinds == PARTIAL)),

@@ -1,0 +1,158 @@
+"""Mask mode on an explore configuration of any length (`maskattn-tui --new
+131072 --window 4096`): a document with MaskDoc's reading surface (tables,
+info, weights(row)) over the rule's runs (scale.rule_tables), so the mask
+screen and its views draw it as they draw a saved mask.
+
+A row's weights are the explorer's own softmax of Q.K over that row's
+visible keys only (the inputs of scale.explore_big); K and V of a key are
+drawn once and kept, so moving to the next row draws only its new keys.
+The explanation states the rule (the user built it: no doctor reading)
+and summarises the selected row: its count, its runs of keys, its largest
+weights and its output."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from maskattn_tui.doctor.mask_bars import RowWeights
+from maskattn_tui.doctor.mask_text import Section, legend, view_line, _block_here, _cell_here
+from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _draw, _rng
+from maskattn_tui.i18n import t
+from maskattn_tui.scale.explore_big import TOP, BigConfig, row_numbers
+from maskattn_tui.scale.explore_print import _runs_text, rules_text
+from maskattn_tui.scale.intervals import rule_runs
+from maskattn_tui.scale.rule_tables import RuleTables
+
+#: Rows whose weights are kept.
+WEIGHTS_KEPT = 8
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What the screen's title and slice keys read of a document."""
+
+    path: str
+    shape: tuple[int, int]
+    batch: None = None
+    head: None = None
+
+
+class RuleDoc:
+    def __init__(self, config: BigConfig, lang: str = "en") -> None:
+        self.config = config
+        rule = config.rule
+        runs = rule_runs(rule)
+        pad = (0, rule.pad) if rule.pad_side == "left" else (config.keys - rule.pad, config.keys)
+        self.tables = RuleTables(runs, rule, config.options.past, pad if rule.pad else (0, 0))
+        self.info = RuleInfo(t("scale_app.name", lang, keys=f"{config.keys:,}"), (config.rows, config.keys))
+        self._weights: dict[int, RowWeights] = {}
+        n = config.keys
+        self._k = np.zeros((n, INPUT_DIM), dtype=np.float64)
+        self._v = np.zeros(n, dtype=np.float64)
+        self._drawn = np.zeros(n, dtype=bool)
+
+    @property
+    def path(self) -> str:
+        return self.info.path
+
+    # -- a row's numbers ---------------------------------------------------------
+    def _inputs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        new = keys[~self._drawn[keys]]
+        seed, (lo, hi), (vlo, vhi) = self.config.seed, QK_RANGE, V_FACTOR_RANGE
+        for j in new.tolist():
+            self._k[j] = _draw(_rng(seed, "k", j), INPUT_DIM, lo, hi)
+            self._v[j] = _draw(_rng(seed, "v", j), VALUE_DIM, vlo, vhi)[0] * V_STEP
+        self._drawn[new] = True
+        return self._k[keys], self._v[keys]
+
+    def visible_keys(self, row: int) -> np.ndarray:
+        spans = self.tables.runs.of_row(row)
+        return np.concatenate([np.arange(a, b + 1) for a, b in spans]) if spans else np.zeros(0, dtype=np.int64)
+
+    def weights(self, row: int) -> RowWeights:
+        kept = self._weights.get(row)
+        if kept is not None:
+            return kept
+        n, config = self.config.keys, self.config
+        keys = self.visible_keys(row)
+        visible = np.zeros(n, dtype=bool)
+        visible[keys] = True
+        scores, weights = np.zeros(n), np.zeros(n)
+        if keys.size:
+            lo, hi = QK_RANGE
+            q = np.array(_draw(_rng(config.seed, "q", config.options.past + row), INPUT_DIM, lo, hi), dtype=np.float64)
+            k, _ = self._inputs(keys)
+            s = (k @ q) / math.sqrt(INPUT_DIM)
+            e = np.exp((s - s.max()) / config.temperature)
+            scores[keys], weights[keys] = s, e / math.fsum(e)
+        kept = RowWeights(row, config.options.past + row, scores, visible, weights, False)
+        if len(self._weights) >= WEIGHTS_KEPT:
+            self._weights.pop(next(iter(self._weights)))
+        self._weights[row] = kept
+        return kept
+
+    def row_lines(self, row: int, lang: str) -> list[str]:
+        """The row summarised: count and runs, largest weights, output."""
+        w = self.weights(row)
+        spans = self.tables.runs.of_row(row)
+        lines = [t("scale.x.row", lang, row=row, position=w.position, count=f"{w.count:,}", runs=len(spans),
+                   spans=_runs_text(spans) or "-")]
+        if self.tables.row_is_pad(row):
+            lines.append(t("scale.x.pad_query", lang).strip())
+        if w.empty:
+            n = row_numbers(self.config, self.tables.runs, row)
+            lines.append(t("scale.x.empty_refused" if n.empty_policy is None else "scale.x.empty_policy", lang,
+                           policy=n.empty_policy or "", output="-" if n.output is None else f"{n.output:g}").strip())
+            return lines
+        seen = np.flatnonzero(w.visible)
+        keys = seen[np.lexsort((seen, -w.weights[seen]))[:TOP]].tolist()  # ties: the first keys
+        top = t("doctor.report.join", lang).join(
+            t("scale.x.weight", lang, k=k, weight=f"{w.weights[k]:.4g}", score=f"{w.scores[k]:.4g}",
+              value=f"{self._v[k]:g}") for k in keys)
+        lines.append(t("scale.x.top", lang, count=len(keys), weights=top).strip())
+        output = math.fsum(w.weights[w.visible] * self._v[w.visible])
+        lines.append(t("scale.x.output", lang, total=f"{math.fsum(w.weights[w.visible]):.6g}",
+                       output=f"{output:.6g}").strip())
+        return lines
+
+    # -- what mask mode's text reads (render.mask_figure asks) --------------------
+    def titles(self, lang: str) -> tuple[str, str]:
+        rules = rules_text(self.config, lang)
+        return t("scale_app.table.rule", lang, rules=rules), t("scale_app.table.same", lang)
+
+    def sections(self, state, lang: str, glyph) -> list[Section]:
+        tables = self.tables
+        here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang)
+        o = self.config.options
+        rule = [(None, t("scale.x.title", lang, keys=self.config.keys, past=o.past, new=o.new,
+                         rules=rules_text(self.config, lang))),
+                (None, t("scale_app.built", lang)), (None, view_line(state, lang, tables.offset))]
+        return [
+            Section(t("doctor_tui.title.here", lang), tuple(here)),
+            Section(t("scale_app.title.row", lang), tuple((None, line) for line in self.row_lines(state.place[0], lang))),
+            Section(t("scale_app.title.rule", lang), tuple(rule)),
+            Section(t("doctor_tui.title.legend", lang), tuple(legend(state, lang, tables.offset, glyph))),
+        ]
+
+
+def rule_doc(args, lang: str) -> RuleDoc:
+    """The document of a big explore configuration's command line (the
+    options `print` / `json` take for it; one line and exit 2 otherwise)."""
+    from maskattn_tui.cli.explore_options import (EXPERIMENT_DEST, LENS_DEST, OPTION_FIELDS, PRESET_DEST,
+                                                  SCENARIO_DEST, blame_option, given_options)
+    from maskattn_tui.errors import MaskattnError
+    from maskattn_tui.scale.explore_big import big_config
+
+    for dest, option in ((SCENARIO_DEST, "--scenario"), (PRESET_DEST, "--preset"), (LENS_DEST, "--lens"),
+                         (EXPERIMENT_DEST, "--experiment")):
+        if hasattr(args, dest):
+            raise MaskattnError("scale_explore_field", option=option)
+    given = given_options(args, OPTION_FIELDS)
+    try:
+        config = big_config(given)
+    except MaskattnError as e:
+        raise blame_option(e, given) from None
+    return RuleDoc(config, lang)
