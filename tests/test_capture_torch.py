@@ -183,8 +183,16 @@ def test_an_exception_inside_capture_passes_on_and_is_in_the_manifest(tmp_path):
     assert cap.calls == []
 
 
-def test_threads_and_a_forked_child(tmp_path):
-    torch.set_num_threads(1)  # a forked child of a multi-threaded parent can hang in SDPA
+@pytest.fixture
+def one_thread():
+    """A forked child of a multi-threaded torch parent can hang in SDPA."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_threads_and_a_forked_child(tmp_path, one_thread):
     q = torch.randn(1, 1, 2, 4)
     with capture(tmp_path) as cap:
         thread = threading.Thread(target=F.scaled_dot_product_attention, args=(q, q, q), name="worker")
@@ -256,8 +264,7 @@ def test_a_minimum_that_overflowed_to_minus_infinity(tmp_path):
     assert [(f["code"], f["calls"]) for f in found] == [("min-overflow", [1])]
 
 
-def test_a_python_child_captures_into_the_same_folder(tmp_path):
-    torch.set_num_threads(1)
+def test_a_python_child_captures_into_the_same_folder(tmp_path, one_thread):
     child = tmp_path / "child.py"
     child.write_text("import torch, torch.nn.functional as F\n"
                      "q = torch.randn(1, 1, 2, 4)\n"
