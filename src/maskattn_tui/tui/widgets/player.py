@@ -98,7 +98,7 @@ class PlayerBar(ModelView):
         explored = self.explored(model) and model.view.spec.title
         full = self.tr(pick(model.view.spec.title if explored else self.heading, model.lang))
         # the short form: the figure's short title; a configuration without its "Explore:" word
-        short = re.split(r": |：", full, maxsplit=1)[-1] if explored else self.tr(t("tui.title_short", model.lang))
+        short = re.split(r": |：", full, maxsplit=1)[-1] if explored else self.tr(t("render.title_short", model.lang))
         title = cut_at_word(shortest_fit(full, short, room), room, self.tr("…"))
         line = Text(" " + title, style=self.get_component_rich_style("player--title", partial=True))
         line.truncate(room + 1, pad=True)
