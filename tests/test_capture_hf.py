@@ -255,6 +255,8 @@ def test_expect_over_every_call_of_a_capture(tmp_path, capsys):
     capsys.readouterr()
     assert main(["doctor", str(tmp_path), "--expect", "--site", "nothing.*"]) == 2
     assert "--site nothing.*" in capsys.readouterr().err
+    assert main(["doctor", str(tmp_path), "--call", "1"]) == 2  # --call picks what --expect checks
+    assert "--call" in capsys.readouterr().err
 
 
 def test_a_custom_attention_function_called_by_keyword(tmp_path):

@@ -50,6 +50,9 @@ def run(args, lang: str) -> int:
     calls = document["calls"]
     if args.expect:
         return _run_expect(folder, calls, args, lang)
+    for dest, option in (("call", "--call"), ("site", "--site")):
+        if getattr(args, dest, None) is not None:
+            raise MaskattnError("doctor_needs_expect", option=option)
     readings = read_masks(folder, calls)
     found = cross_call(calls, {d: r[2] for d, r in readings.items()})
     if args.json:
