@@ -18,6 +18,7 @@ import pytest
 
 from maskattn_tui.cli.export import screen_text, settle
 from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.explore.patterns import preset_changes
 from maskattn_tui.tui import make_app
 
 SIZE = (160, 48)
@@ -62,6 +63,9 @@ def contains_run(text: list[str], lines: list[str]) -> bool:
 
 CASES = [(f"step{k}", dict(step=k), ["--step", str(k)]) for k in range(1, 6)]
 CASES.append(("explore", dict(explore=ExploreConfig(past=3, new=2, pad=1, pad_side="left", window=3)), EXPLORE))
+# two presets whose cells name several rules (FC, FT)
+CASES += [(name, dict(explore=ExploreConfig().replace(**preset_changes(name))), ["--preset", name])
+          for name in ("chunked", "draft-tree")]
 
 
 @pytest.mark.parametrize("name, app_kwargs, argv", CASES, ids=[c[0] for c in CASES])
