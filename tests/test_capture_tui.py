@@ -43,6 +43,7 @@ async def test_the_picker_steps_through_calls_and_masks(folder):
         await pilot.pause()
         assert isinstance(app.screen, MaskScreen)
         assert "call 0 (1/3)" in title(app) and "mask " in title(app) and "(1/2" in title(app)
+        assert "across calls" not in title(app)
         assert app.screen.doc.tables.rows == 4
         await pilot.press("n")
         await pilot.pause()
@@ -51,6 +52,7 @@ async def test_the_picker_steps_through_calls_and_masks(folder):
         await pilot.pause()
         screen = app.screen
         assert "call 2 (3/3)" in title(app) and "(2/2" in title(app)
+        assert "across calls: error: decode-is-causal" in title(app)  # said in words, not by colour
         assert (screen.doc.tables.rows, screen.doc.tables.keys) == (1, 5)
         table = np.load(screen.doc.path)
         assert table.tolist() == [[True, False, False, False, False]]

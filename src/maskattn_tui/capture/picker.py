@@ -8,15 +8,17 @@ file (doctor.mask_open), with the picker on the document."""
 from __future__ import annotations
 
 from maskattn_tui.capture import manifest
-from maskattn_tui.capture.findings import primary
+from maskattn_tui.capture.findings import cross_call, primary
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 
 
 class CallPicker:
-    def __init__(self, folder: str, document: dict, index: int = 0) -> None:
+    def __init__(self, folder: str, document: dict, index: int = 0, found: list | None = None) -> None:
         self.folder = folder
         self.document = document
+        #: the findings across calls that need no reading of a table (each call's own are mask mode's)
+        self.found = cross_call(document["calls"], {}) if found is None else found
         self.entries: list[tuple[dict, int, int, str]] = []
         for call in primary(document["calls"]):
             mask = call.get("mask") or {}
@@ -35,7 +37,7 @@ class CallPicker:
     def _moved(self, index: int) -> "CallPicker | None":
         if index == self.index or not 0 <= index < len(self.entries):
             return None
-        return CallPicker(self.folder, self.document, index)
+        return CallPicker(self.folder, self.document, index, self.found)
 
     def call_step(self, delta: int) -> "CallPicker | None":
         """The first slice of the next (previous) call."""
@@ -68,7 +70,12 @@ class CallPicker:
         return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
                  calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
                  steps=steps_text([call], lang), q=call["q_len"], k=call["k_len"], b=b, h=h,
-                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct))
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang)
+
+    def _findings(self, lang: str) -> str:
+        codes = [f"{t('doctor.level.' + f['level'], lang)}: {f['code']}" for f in self.found
+                 if self.entry[0]["call"] in f["calls"]]
+        return t("capture.picker.findings", lang, codes=", ".join(codes)) if codes else ""
 
 
 def open_capture(folder: str):
