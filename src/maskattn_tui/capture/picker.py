@@ -70,7 +70,7 @@ class CallPicker:
         return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
                  calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
                  steps=steps_text([call], lang), q=call["q_len"], k=call["k_len"], b=b, h=h,
-                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang)
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang) + t("capture.picker.keys", lang)
 
     def _findings(self, lang: str) -> str:
         codes = [f"{t('doctor.level.' + f['level'], lang)}: {f['code']}" for f in self.found
