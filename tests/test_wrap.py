@@ -72,7 +72,7 @@ def test_text_without_cjk_breaks_as_with_the_cjk_pattern():
     import re
 
     from maskattn_tui.i18n import catalog
-    from maskattn_tui.render import wrap
+    from maskattn_tui import cjk_wrap as wrap
 
     full = re.compile(wrap._TOKEN_PATTERN)
     texts = [text for t in catalog().values() for text in t.values()] + [text for _, text in all_texts()]

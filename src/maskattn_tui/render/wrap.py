@@ -8,9 +8,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
 
-from maskattn_tui.cjk_wrap import (  # noqa: F401 - the breaker, named here for the drawings
-    _PLAIN_TOKEN, _TOKEN_PATTERN, _token_pattern, break_offsets,
-)
+from maskattn_tui.cjk_wrap import break_offsets
 
 
 class Paragraph:
