@@ -122,3 +122,24 @@ async def test_o_names_one_array_of_several_as_file_key(tmp_path):
         await open_file(pilot, str(tmp_path / "two.npz") + "[full]")
         assert isinstance(app.screen, MaskScreen) and app.screen.doc.info.key == "full"
         assert app.screen.doc.tables.user(0, 4, 0, 4).all()
+
+
+async def test_o_from_mask_mode_replaces_the_mask(tmp_path):
+    from helpers import open_file
+
+    from maskattn_tui.explore.config import ExploreConfig
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui.mask_screen import MaskScreen
+    from maskattn_tui.tui.screen import FigureScreen
+
+    np.save(tmp_path / "a.npy", CAUSAL)
+    np.save(tmp_path / "b.npy", np.ones((3, 5), dtype=bool))
+    app = make_app(explore=ExploreConfig(past=1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_file(pilot, str(tmp_path / "a.npy"))
+        await open_file(pilot, str(tmp_path / "b.npy"))
+        assert isinstance(app.screen, MaskScreen) and app.screen.doc.info.shape == (3, 5)
+        assert sum(isinstance(s, MaskScreen) for s in app.screen_stack) == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, FigureScreen)
