@@ -311,3 +311,27 @@ def test_printouts_of_random_tables_read_back_exactly(seed):
             assert (np.isneginf(array) == np.isneginf(table)).all(), (name, text)
         else:
             assert (array == table).all(), (name, text)
+
+
+def test_any_text_is_read_or_refused_with_a_maskattn_error():
+    """Bracket soup, separators, numbers, words and bytes in any order: the
+    parser answers with an array or a MaskattnError, never anything else."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from maskattn_tui.doctor.text_table import parse_table
+
+    pieces = st.sampled_from(["[", "]", ",", " ", "\n", "\t", "1", "0", "-inf", "nan", "True", "false", "1e999",
+                              "99999999999999999999", "1.5", "...", "tensor(", "array(", ")", "dtype=torch.bool",
+                              "\ufeff", "x", "é", "+", "-", ".", "e"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(pieces, max_size=40))
+    def check(parts):
+        try:
+            array, fmt, _ = parse_table("".join(parts), "m")
+        except MaskattnError:
+            return
+        assert isinstance(array, np.ndarray) and fmt
+
+    check()
