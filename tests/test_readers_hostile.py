@@ -322,3 +322,29 @@ def test_a_compressed_member_too_large_for_memory_is_refused(tmp_path, capsys, m
     monkeypatch.setattr(read_npy, "NPZ_LIMIT", 1024)
     err = refused(capsys, tmp_path / "big.npz")
     assert "too large to read into memory" in err and "np.savez" in err
+
+
+def test_any_npy_header_is_read_or_refused_with_a_maskattn_error(tmp_path):
+    """Headers of random literals, shapes and dtypes (and random bytes after
+    the magic): an array or a MaskattnError, never another exception."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    descrs = st.sampled_from(["'|b1'", "'<f4'", "'<i8'", "'|O'", "'<m8[s]'", "'<c8'", "[('a', '<i4')]", "'x'", "5",
+                              "'<U3'", "'>f8'", "'<f2'", "'V8'"])
+    shapes = st.one_of(st.lists(st.integers(-2, 2**40), max_size=6).map(lambda s: repr(tuple(s))),
+                       st.sampled_from(["[2, 2]", "(2.0, 2)", "'2x2'", "(True, 2)", "()", "(" * 50]))
+
+    @settings(max_examples=150, deadline=None)
+    @given(descrs, shapes, st.booleans(), st.binary(max_size=64), st.sampled_from([1, 2, 3, 4]))
+    def check(descr, shape, fortran, data, version):
+        header = f"{{'descr': {descr}, 'fortran_order': {fortran}, 'shape': {shape}, }}".encode()
+        size = (len(header)).to_bytes(2 if version == 1 else 4, "little")
+        path = tmp_path / "h.npy"
+        path.write_bytes(b"\x93NUMPY" + bytes([version, 0]) + size + header + data)
+        try:
+            load_mask(path)
+        except MaskattnError:
+            pass
+
+    check()
