@@ -348,3 +348,36 @@ def test_any_npy_header_is_read_or_refused_with_a_maskattn_error(tmp_path):
             pass
 
     check()
+
+
+def test_any_safetensors_or_zip_bytes_are_read_or_refused_with_a_maskattn_error(tmp_path):
+    pytest.importorskip("safetensors")
+    import io
+    import json
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    entries = st.fixed_dictionaries({"dtype": st.sampled_from(["BOOL", "F32", "BF16", "I64", "F8_E4M3", "X"]),
+                                     "shape": st.lists(st.integers(0, 5), max_size=5),
+                                     "data_offsets": st.lists(st.integers(0, 80), min_size=2, max_size=2)})
+
+    @settings(max_examples=120, deadline=None)
+    @given(st.dictionaries(st.sampled_from(["mask", "a", "__metadata__"]), entries, max_size=3),
+           st.binary(max_size=80), st.booleans())
+    def check(header, data, as_zip):
+        path = tmp_path / ("m.npz" if as_zip else "m.safetensors")
+        if as_zip:
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w") as archive:
+                archive.writestr("arr_0.npy", data)
+            path.write_bytes(buffer.getvalue())
+        else:
+            text = json.dumps(header).encode()
+            path.write_bytes(len(text).to_bytes(8, "little") + text + data)
+        try:
+            load_mask(path)
+        except MaskattnError:
+            pass
+
+    check()
