@@ -55,6 +55,12 @@ def test_transformer_decoder_masks_and_their_merge(tmp_path):
         assert np.array_equal(seen, (k <= q) & ~padding[b].numpy()[None, :])
     assert (calls[1]["q_len"], calls[1]["k_len"]) == (4, 5)
     assert np.all(table(tmp_path, calls[1]) == 0)
+    assert cross_call(cap.calls, {}) == []
+    # memory as long as the target: self- and cross-attention still not "layers that should share a mask"
+    with torch.no_grad(), capture(tmp_path / "equal") as cap:
+        decoder(tgt, torch.randn(2, 4, 8), tgt_mask=causal, tgt_key_padding_mask=padding)
+    assert [(c["q_len"], c["k_len"]) for c in cap.calls] == [(4, 4)] * 4
+    assert cross_call(cap.calls, {}) == []
     # the merged table is what the softmax saw: weights > 0 exactly where it is 0
     mha = decoder.layers[0].self_attn
     with torch.no_grad():

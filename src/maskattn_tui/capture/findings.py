@@ -7,6 +7,8 @@ Plain data in, plain data out: {code, level, calls, params}."""
 
 from __future__ import annotations
 
+import re
+
 from maskattn_tui.capture.manifest import mask_hashes
 
 ATTENTION = ("sdpa", "hf", "mha", "flex")
@@ -98,9 +100,16 @@ def _causal_decode(calls: list[dict]) -> list[dict]:
                      past=first["k_len"] - first["q_len"])]
 
 
+_LAYER_NUMBER = re.compile(r"(^|\.)\d+(?=\.|$)")
+
+
 def _group_key(call: dict) -> tuple:
+    """Calls that should share a mask: one forward, one kind and shape, one
+    layer type, and the same module path but for the layer number (a
+    decoder's self- and cross-attention are apart even at equal lengths)."""
+    site = _LAYER_NUMBER.sub(r"\1#", call.get("site") or "")
     return (call.get("pid"), call.get("forward"), call["kind"], call.get("layer_type"),
-            call.get("sliding_window"), call["q_len"], call["k_len"])
+            call.get("sliding_window"), call["q_len"], call["k_len"], site)
 
 
 def _layers_differ(calls: list[dict]) -> list[dict]:
