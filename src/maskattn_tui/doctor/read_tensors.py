@@ -99,7 +99,7 @@ def read_safetensors(name: str, key: str | None) -> tuple[np.ndarray, str, str]:
                     return _bfloat16(name, chosen), "bfloat16", chosen
                 try:
                     array = file.get_tensor(chosen)
-                except TypeError:  # a dtype numpy lacks (float8...)
+                except (TypeError, AttributeError, ValueError):  # a dtype numpy lacks (float8: AttributeError)
                     raise MaskattnError("doctor_dtype", file=f"{name}[{chosen}]", dtype=stored) from None
     except SafetensorError as exc:
         raise MaskattnError("doctor_safetensors_load", file=name, reason=short_reason(exc, 80)) from None
