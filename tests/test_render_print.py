@@ -145,3 +145,18 @@ def test_compact_key_labels_are_never_cut_at_the_table_edge(capsys, tmp_path):
     labels = re.findall(r"│([^│]*?)(?:  queries|$)", head)
     assert labels and all(set(re.findall(r"\d+", part)) <= {str(16 * k) for k in range(19)} for part in labels)
     assert "288" not in head  # block 18 starts at key 288: no room for a whole label there
+
+
+@pytest.mark.parametrize("width", [40, 60, 100])
+def test_an_outputs_table_is_never_cut(capsys, width):
+    # the leak probe on the default configuration (past 3, new 2): with the
+    # causal rule off q3 reads k4 = 9999; every number is printed whole, the
+    # words of the last column wrap where the page is narrow
+    out = printed(capsys, "--experiment", "leak-probe", "--width", str(width))
+    table = out[out.index("Outputs"):]
+    flat = " ".join(table.split())
+    for number in ("40.0257", "48.6115", "8612.6057", "9256.2091"):
+        assert number in flat, number
+    assert "! changed by 8563.9942" in flat  # 8612.6057 - 48.6115
+    if width >= 60:
+        assert all(len(line) <= width for line in table.splitlines()[:12])

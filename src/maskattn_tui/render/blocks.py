@@ -111,13 +111,12 @@ class Block:
         return []
 
     def __rich_console__(self, console, options):
-        """The block's lines for Rich, each cut at the console's width (a
-        block is built for its width; nothing is wrapped again)."""
-        width = options.max_width
+        """The block's lines for Rich, as built: a block is laid out for its
+        width, and one wider (a table that cannot be narrower) is written
+        whole, never cut (print passes crop=False; a pane scrolls it)."""
         newline = Segment.line()
         for y in range(self.height):
-            line = self.full(y)
-            yield from (line if text_len(line) <= width else pad_to(line, width))
+            yield from self.full(y)
             yield newline
 
     def __rich_measure__(self, console, options):

@@ -102,12 +102,13 @@ def change_text(delta: float, lang: str, palette: Palette, expected: bool = Fals
 
 
 def outputs_table(table: VisibilityTable, columns: Sequence[tuple[str, Sequence]], change: Sequence[float],
-                  lang: str, palette: Palette) -> TextBlock:
+                  lang: str, palette: Palette) -> AtWidth:
     """One row per query: its outputs under each column, and `change` (the
-    largest |difference| between the two, per row) in words."""
+    largest |difference| between the two, per row) in words; the words
+    wrap where the page is narrow."""
     number = palette.style("number")
     rows = [[f"q{pos}", *((output_text(values[r], lang, palette), number) for _, values in columns),
              change_text(change[r], lang, palette)] for r, pos in enumerate(table.query_positions)]
     headers = [palette.t("render.x.row", lang), *(head for head, _ in columns), palette.t("render.x.change", lang)]
-    return columns_block(headers, rows, palette, title=palette.t("render.x.outputs", lang),
-                         right=range(1, 1 + len(columns)))
+    return AtWidth(lambda width: columns_block(headers, rows, palette, title=palette.t("render.x.outputs", lang),
+                                               right=range(1, 1 + len(columns)), width=width))

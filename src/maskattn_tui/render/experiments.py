@@ -17,6 +17,7 @@ from maskattn_tui.explore.experiments import (
 )
 from maskattn_tui.explore.pattern_experiments import TableMistake
 from maskattn_tui.explore.verdicts import nothing_to_show
+from maskattn_tui.render.blocks import AtWidth
 from maskattn_tui.render.experiment_parts import (
     cell_legend, change_text, grid, output_text, outputs_table, pair, para, short, spans,
 )
@@ -72,8 +73,8 @@ def _leak_probe(res: LeakProbeResult, lang: str, palette: Palette) -> list[Rende
                          (output_text(before.outputs[r], lang, palette), number),
                          (output_text(after.outputs[r], lang, palette), number),
                          change_text(delta, lang, palette, expected=res.change_expected(which, r))])
-    outputs = columns_block(headers, rows, palette, title=palette.t("render.x.outputs", lang), right=(2, 3),
-                            groups=groups)
+    outputs = AtWidth(lambda width: columns_block(headers, rows, palette, title=palette.t("render.x.outputs", lang),
+                                                  right=(2, 3), groups=groups, width=width))
     verdict: list[RenderableType] = []
     if res.correct_unchanged:
         verdict.append(para(f"{palette.glyphs.allowed} " + palette.t("render.x.leak.verdict_ok", lang,

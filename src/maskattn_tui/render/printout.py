@@ -122,12 +122,12 @@ def print_steps(console: Console, figure: Figure, views: list[StepView], lang: s
     explore = any(v.spec.kind == "explore" for v in views)
     if with_sections:
         for text, style in ((figure.title, "title"), (figure.question, None), (figure.idea, None)):
-            console.print(text_block(palette.pick(text, lang), style, palette))
+            console.print(text_block(palette.pick(text, lang), style, palette), crop=False)
         console.print()
     for view in views:
         extras = extra_sections(view, lang, palette, lens_names, experiments, notice)
-        console.print(step_block(view, lang, palette, scale or views, extras=extras, tokens=tokens))
+        console.print(step_block(view, lang, palette, scale or views, extras=extras, tokens=tokens), crop=False)
     if with_sections:
-        console.print(rule([Segment(palette.t("cli.sections", lang))], palette))
+        console.print(rule([Segment(palette.t("cli.sections", lang))], palette), crop=False)
         console.print(AtWidth(lambda width: TextBlock(section_lines(figure, lang, palette, width,
-                                                                     inputs=not explore)[1:])))
+                                                                     inputs=not explore)[1:])), crop=False)
