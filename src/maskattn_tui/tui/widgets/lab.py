@@ -17,7 +17,7 @@ from textual.geometry import Size
 
 from maskattn_tui.i18n import t
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.render.blocks import Block, Line, TextBlock
+from maskattn_tui.render.blocks import AtWidth, Block, Line, TextBlock
 from maskattn_tui.tui.widgets.base import LinesView
 
 #: Wider than this, a table is cut (no real table of the app comes near).
@@ -39,6 +39,8 @@ def reading_lines(renderable: RenderableType, console: Console, width: int) -> l
     elif isinstance(renderable, Block):
         at = max(width, renderable.width)
     elif isinstance(renderable, Columns):
+    elif isinstance(renderable, AtWidth):  # built for the pane; a table that cannot be narrower stays whole
+        at = max(width, renderable.build(width).width)
         # Side by side where they fit, else one under the other, each part
         # at most as wide as the pane unless it cannot be narrower.
         at = max([width, *(Measurement.get(console, whole, r).minimum for r in renderable.renderables)])
