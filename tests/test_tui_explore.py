@@ -64,7 +64,7 @@ async def test_a_text_box_applies_a_good_value():
         assert problem_text(app) == ""
         await type_into(pilot, "x-temperature", "0.5")
         assert app.explore.config.temperature == 0.5
-        assert "T = 0.5" in app.query_one("#condition").render().plain.replace("\xa0", " ")
+        assert "temperature = 0.5" in app.query_one("#condition").render().plain.replace("\xa0", " ")
 
 
 #: (text box, typed text, field, the value kept, words of the reason)

@@ -22,6 +22,17 @@ from maskattn_tui.render.grid_lines import SideBySide
 MARK = "!"
 
 
+def text_lines(text: Text, width: int) -> list[Line]:
+    """A title or note wrapped to `width` (a pane narrower than it: never
+    cut), its spans' styles kept."""
+    line = text_line(text)
+    if cell_len(text.plain) <= width:
+        return [line]
+    from maskattn_tui.render.blocks import wrap_spans
+
+    return wrap_spans([(seg.text, seg.style) for seg in line], width)
+
+
 def text_line(text: Text) -> Line:
     """A one-line Text as segments, its spans' styles kept."""
     base = Style.parse(text.style) if isinstance(text.style, str) else text.style
@@ -99,7 +110,7 @@ class SmallMatrix:
     def block(self, width: int) -> TextBlock:
         """The matrix in `width` cells: in blocks of columns, each with its
         own header, where the whole is wider (never cut)."""
-        lines: list[Line] = [text_line(self.title)] if self.title is not None else []
+        lines: list[Line] = text_lines(self.title, width) if self.title is not None else []
         n = len(self.col_labels)
         label_w = self._label_width()
         col_w = self._col_width()
@@ -119,7 +130,7 @@ class SmallMatrix:
                     if i < len(cols) - 1:
                         line.append(Segment(" "))
                 lines.append(line)
-        lines += [text_line(note) for note in self.notes]
+        lines += [line for note in self.notes for line in text_lines(note, width)]
         return TextBlock(lines)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

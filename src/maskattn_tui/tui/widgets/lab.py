@@ -11,6 +11,7 @@ from rich.cells import cell_len
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
@@ -38,12 +39,10 @@ def reading_lines(renderable: RenderableType, console: Console, width: int) -> l
             at = max(width, max((cell_len(line) for line in renderable.plain.split("\n")), default=0))
     elif isinstance(renderable, Block):
         at = max(width, renderable.width)
-    elif isinstance(renderable, Columns):
     elif isinstance(renderable, AtWidth):  # built for the pane; a table that cannot be narrower stays whole
         at = max(width, renderable.build(width).width)
-        # Side by side where they fit, else one under the other, each part
-        # at most as wide as the pane unless it cannot be narrower.
-        at = max([width, *(Measurement.get(console, whole, r).minimum for r in renderable.renderables)])
+    elif isinstance(renderable, Columns):
+        return columns_lines(renderable, console, width)
     elif isinstance(renderable, Table):
         at = max(width, Measurement.get(console, whole, renderable).maximum)
     else:
@@ -51,6 +50,28 @@ def reading_lines(renderable: RenderableType, console: Console, width: int) -> l
     at = min(at, WIDEST)
     options = console.options.update(width=at, min_width=at, max_width=at, height=None, no_wrap=False)
     return [list(line) for line in console.render_lines(renderable, options, pad=False, new_lines=False)]
+
+
+def columns_lines(columns: Columns, console: Console, width: int) -> list[Line]:
+    """Parts side by side where they fit whole in `width`, else one under
+    the other, each drawn for the pane's width (so a title wraps, never cut
+    as Rich's Columns cuts a part wider than its column)."""
+    parts = list(columns.renderables)
+    whole = console.options.update_width(WIDEST)
+    widths = [Measurement.get(console, whole, r).maximum for r in parts]
+    gap = columns.padding[1] if isinstance(columns.padding, tuple) and len(columns.padding) > 1 else 1
+    if sum(widths) + gap * (len(parts) - 1) <= width:
+        drawn = [reading_lines(r, console, w) for r, w in zip(parts, widths)]
+        height = max(len(d) for d in drawn)
+        lines: list[Line] = []
+        for y in range(height):
+            line: Line = []
+            for i, (d, w) in enumerate(zip(drawn, widths)):
+                part = d[y] if y < len(d) else []
+                line += [*part, Segment(" " * (w - Segment.get_line_length(part) + (gap if i < len(parts) - 1 else 0)))]
+            lines.append(line)
+        return lines
+    return [line for r in parts for line in reading_lines(r, console, width)]
 
 
 def content(key: object) -> object:
