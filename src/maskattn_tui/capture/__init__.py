@@ -13,18 +13,18 @@ under capture), cli (the `capture` sub-command). Importing this package
 imports no torch; `capture(...)` does."""
 
 
-def capture(dir=None):
+def capture(dir=None, weights=False):
     from maskattn_tui.capture.session import capture as start
 
-    return start(dir)
+    return start(dir, weights)
 
 
 class _CallablePackage(__import__("types").ModuleType):
     """`from maskattn_tui import capture` gives this package (a subpackage
     wins over any attribute of that name): calling it is calling capture()."""
 
-    def __call__(self, dir=None):
-        return capture(dir)
+    def __call__(self, dir=None, weights=False):
+        return capture(dir, weights)
 
 
 __import__("sys").modules[__name__].__class__ = _CallablePackage

@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-from maskattn_tui.capture import tables
+from maskattn_tui.capture import tables, weights
 
 
 def _transformers():
@@ -89,7 +89,8 @@ class HfHooks:
                 query = named.get("query")
                 if not isinstance(query, torch.Tensor) or not isinstance(named.get("key"), torch.Tensor):
                     return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
-                entry = (named.get("module"), query, named["key"], named.get("attention_mask"), implementation, kwargs)
+                entry = (named.get("module"), query, named["key"], named.get("attention_mask"), implementation, kwargs,
+                         recorder.qk)
                 index = recorder.record("hf", _hf_call, entry)
                 with recorder.within(index, query.shape[-2]):
                     return fn(*args, **kwargs)
@@ -117,7 +118,7 @@ def _put_back(registry, name: str, builder, had_local: bool) -> None:
 
 
 def _hf_call(entry: tuple, store) -> dict:
-    module, query, key, mask, implementation, kwargs = entry
+    module, query, key, mask, implementation, kwargs, qk = entry
     rows, keys = query.shape[-2], key.shape[-2]
     window = kwargs.get("sliding_window")
     out = {"implementation": implementation, "q_len": rows, "k_len": keys, "batch": query.shape[0],
@@ -131,6 +132,10 @@ def _hf_call(entry: tuple, store) -> dict:
         out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
     else:
         out["mask"] = None  # the implementation decides (sdpa: is_causal; the SDPA call inside shows it)
+    if qk is not None:  # --weights
+        scale = out["scale"] if out["scale"] is not None else getattr(module, "scaling", None)
+        out["weights"] = weights.keep(qk, query, key, scale if isinstance(scale, (int, float)) else None,
+                                      out["softcap"])
     return out
 
 

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
-from maskattn_tui.capture import tables
+from maskattn_tui.capture import tables, weights
 
 _SDPA = F.scaled_dot_product_attention
 _MHA = F.multi_head_attention_forward
@@ -69,11 +69,15 @@ class CaptureMode(TorchFunctionMode):
         if self.recorder.outer_q_len() == 1 and rows > 1 and (mask is None or mask.shape[-2] == 1):
             # transformers' decode packs GQA: the query axis holds n_rep heads of one query
             packed, rows = rows, 1
-        return {"q_len": rows, "packed_gqa": packed, "k_len": keys, "batch": q.shape[0] if q.dim() == 4 else 1,
+        out = {"q_len": rows, "packed_gqa": packed, "k_len": keys, "batch": q.shape[0] if q.dim() == 4 else 1,
                 "heads": q.shape[-3] if q.dim() >= 3 else 1, "kv_heads": k.shape[-3] if k.dim() >= 3 else 1,
                 "dtype": _dtype(q), "is_causal": causal, "enable_gqa": bool(a.get("enable_gqa", False)),
                 "scale": a.get("scale"), "dropout_p": float(a.get("dropout_p", 0.0) or 0.0),
                 "mask": tables.sdpa_mask(store, a.get("attn_mask"), causal, rows, keys)}
+        # --weights: q and k, unless an HF attention call around this one keeps them
+        if self.recorder.qk is not None and packed is None and self.recorder.outer_q_len() is None:
+            out["weights"] = weights.keep(self.recorder.qk, q, k, a.get("scale"))
+        return out
 
     def _mha(self, a: dict, store) -> dict:
         q, k = a["query"], a["key"]

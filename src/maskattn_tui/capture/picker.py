@@ -60,7 +60,31 @@ class CallPicker:
 
         doc = open_mask(manifest.mask_path(self.folder, self.entry[3]))
         doc.capture = self
+        self._real_scores(doc)
         return doc
+
+    def _real_scores(self, doc) -> None:
+        """capture --weights: the slice's q·kᵀ·scale + mask as the bars' scores
+        (an SDPA call inside an HF layer reads the q and k its layer kept)."""
+        call, b, h, digest = self.entry
+        if "weights" not in call:
+            parent = next((c for c in self.document["calls"] if c["call"] == call.get("within")), None)
+            call = {**call, "weights": (parent or {}).get("weights")}
+        if not call.get("weights"):
+            return
+        import numpy as np
+
+        from maskattn_tui.capture.real_weights import call_scores
+        from maskattn_tui.doctor.mask_open import check_finite
+
+        scores = call_scores(self.folder, call, b, h, np.load(manifest.mask_path(self.folder, digest)))
+        if scores is None:
+            return
+        try:
+            check_finite(doc.tables, scores, digest)
+        except MaskattnError:  # a visible score that is not finite: the seeded bars, as without --weights
+            return
+        doc.scores, doc.real = scores, True
 
     def label(self, lang: str) -> str:
         from maskattn_tui.capture.summary import steps_text

@@ -12,12 +12,15 @@ import threading
 from maskattn_tui import strict_json
 from maskattn_tui.capture.sites import Sites, frames
 from maskattn_tui.capture.store import MaskStore
+from maskattn_tui.capture.weights import QkStore
 
 
 class Recorder:
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, weights: bool = False) -> None:
         self.folder = folder
         self.store = MaskStore(folder)
+        #: --weights: where the calls' q and k go (None: not kept)
+        self.qk = QkStore(folder) if weights else None
         self.sites = Sites()
         self.count = 0
         self.errors = 0

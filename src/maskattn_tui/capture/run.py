@@ -21,6 +21,7 @@ from maskattn_tui.i18n import t
 _IGNORED = ("-u", "-B", "-O", "-OO", "-s", "-E", "-I")
 CHILD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
 ENV_DIR = "MASKATTN_CAPTURE_DIR"
+ENV_WEIGHTS = "MASKATTN_CAPTURE_WEIGHTS"
 
 
 def parse_command(argv: list[str]) -> tuple[str, str, list[str]]:
@@ -43,7 +44,7 @@ def parse_command(argv: list[str]) -> tuple[str, str, list[str]]:
     return "path", rest[0], rest
 
 
-def run(folder: str, argv: list[str], lang: str) -> int:
+def run(folder: str, argv: list[str], lang: str, weights: bool = False) -> int:
     kind, target, script_argv = parse_command(argv)
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise MaskattnError("capture_out_file", folder=folder)
@@ -54,7 +55,7 @@ def run(folder: str, argv: list[str], lang: str) -> int:
     from maskattn_tui.capture.session import Capture
 
     environ = dict(os.environ)
-    _children_capture(folder)
+    _children_capture(folder, weights)
     saved = sys.argv, list(sys.path)
     sys.argv = script_argv
     # sys.path[0] as python sets it: the script's folder, or (-m) the current one
@@ -72,7 +73,7 @@ def run(folder: str, argv: list[str], lang: str) -> int:
             os.environ.update(environ)
             raise MaskattnError("capture_no_module", module=target)
     code = 0
-    cap = Capture(folder, command=list(argv if argv[:1] != ["--"] else argv[1:]))
+    cap = Capture(folder, command=list(argv if argv[:1] != ["--"] else argv[1:]), weights=weights)
     try:
         with cap:
             try:
@@ -128,9 +129,10 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def _children_capture(folder: str) -> None:
+def _children_capture(folder: str, weights: bool) -> None:
     """Python children started by the script capture into the same folder."""
     os.environ[ENV_DIR] = os.path.abspath(folder)
+    os.environ[ENV_WEIGHTS] = "1" if weights else ""
     paths = os.environ.get("PYTHONPATH", "")
     if CHILD_DIR not in paths.split(os.pathsep):
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (CHILD_DIR, paths) if p)

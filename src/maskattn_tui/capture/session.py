@@ -41,10 +41,11 @@ def _after_fork_in_child() -> None:
 
 class Capture:
     def __init__(self, dir: str | os.PathLike | None = None, command: list[str] | None = None,
-                 child: bool = False) -> None:
+                 child: bool = False, weights: bool = False) -> None:
         self.dir = os.fspath(dir) if dir is not None else tempfile.mkdtemp(prefix="maskattn-capture-")
         self.command = command
         self.child = child  # a child process: writes its calls, not the manifest
+        self.weights = weights  # keep each call's q and k (capture/weights.py)
         self.exception: str | None = None
         self.exit_status: int | None = None
         self.document: dict | None = None
@@ -58,7 +59,7 @@ class Capture:
         if not self.child:
             manifest.clear(self.dir)  # a capture replaces the folder's previous one
             manifest.write(self.dir, self._header(torch), complete=False)
-        self._recorder = Recorder(self.dir)
+        self._recorder = Recorder(self.dir, self.weights)
         self._mode = CaptureMode(self._recorder)
         self._hf = HfHooks(self._recorder)
         self._recorder.sites.install()
@@ -113,7 +114,7 @@ class Capture:
     def _header(self, torch) -> dict:
         transformers = sys.modules.get("transformers")
         return {"command": self.command, "pid": os.getpid(), "started": getattr(self, "_started", None),
-                "torch": torch.__version__, "transformers": getattr(transformers, "__version__", None),
+                "torch": torch.__version__, "weights": self.weights, "transformers": getattr(transformers, "__version__", None),
                 "exception": self.exception, "exit_status": self.exit_status,
                 "recording_errors": self._recorder.errors if self._recorder else 0}
 
@@ -131,7 +132,8 @@ class Capture:
         return "\n".join(summary_lines(self.calls, self.dir, lang))
 
 
-def capture(dir: str | os.PathLike | None = None) -> Capture:
+def capture(dir: str | os.PathLike | None = None, weights: bool = False) -> Capture:
     """A context manager recording every attention call made inside it into
-    `dir` (a new temporary folder when None)."""
-    return Capture(dir)
+    `dir` (a new temporary folder when None); `weights`: keep each call's
+    queries and keys too (memory: docs/capture.md)."""
+    return Capture(dir, weights=weights)

@@ -317,7 +317,7 @@ def cmd_doctor(args, lang: str) -> int:
 def cmd_capture(args, lang: str) -> int:
     from maskattn_tui.capture.run import run
 
-    return run(args.out, args.program, lang)
+    return run(args.out, args.program, lang, args.weights)
 
 
 COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,

@@ -278,6 +278,7 @@ def _export_arguments(p_export: Parser) -> None:
 
 def _capture_arguments(p_capture: Parser) -> None:
     p_capture.add_argument("-o", "--out", default="maskattn-capture", metavar="DIR", help=_h("capture.help.out"))
+    p_capture.add_argument("--weights", action="store_true", help=_h("capture.help.weights"))
     _add_lang(p_capture)
     p_capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python script.py ARGS",
                            help=_h("capture.help.command"))

@@ -27,6 +27,7 @@ class RowWeights:
     visible: np.ndarray  # bool: the user's table for this row
     weights: np.ndarray  # float64: 0 where hidden; all 0 for an empty row
     given: bool  # the scores came from the user
+    real: bool = False  # ... from a captured call's own q, k and mask (capture --weights)
 
     @property
     def empty(self) -> bool:
@@ -72,7 +73,7 @@ def check_scores(scores: np.ndarray, shape: tuple[int, int], name: str) -> np.nd
 
 
 def row_weights(tables: MaskTables, row: int, scores: np.ndarray | None = None,
-                temperature: float = 1.0) -> RowWeights:
+                temperature: float = 1.0, real: bool = False) -> RowWeights:
     """softmax(scores / temperature) over the row's visible keys; hidden keys
     get exactly 0, as do all keys of a row with no visible key."""
     keys = tables.keys
@@ -88,4 +89,4 @@ def row_weights(tables: MaskTables, row: int, scores: np.ndarray | None = None,
         z = s[visible] / temperature
         e = np.exp(z - z.max())  # shifted by the maximum: large scores do not overflow
         weights[visible] = e / e.sum()
-    return RowWeights(row, tables.offset + row, s, visible, weights, scores is not None)
+    return RowWeights(row, tables.offset + row, s, visible, weights, scores is not None, real and scores is not None)

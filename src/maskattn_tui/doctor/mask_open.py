@@ -31,6 +31,8 @@ class MaskDoc:
     scores: np.ndarray | None = None
     #: the scores file, read again for another slice
     scores_path: str | None = None
+    #: the scores are a captured call's q·kᵀ·scale + mask (capture --weights)
+    real: bool = False
 
     def __post_init__(self) -> None:
         self._weights: dict[int, RowWeights] = {}
@@ -42,7 +44,7 @@ class MaskDoc:
     def weights(self, row: int) -> RowWeights:
         kept = self._weights.get(row)
         if kept is None:
-            kept = row_weights(self.tables, row, self.scores)
+            kept = row_weights(self.tables, row, self.scores, real=self.real)
             if len(self._weights) >= WEIGHTS_KEPT:
                 self._weights.pop(next(iter(self._weights)))
             self._weights[row] = kept

@@ -123,7 +123,8 @@ def bars_caption(weights: RowWeights, keys: list[int], lang: str, largest: bool 
     of keys, or with `largest` the row's largest weights)."""
     if weights.empty:
         return [t("doctor_tui.bars.empty", lang, position=weights.position)]
-    source = t("doctor_tui.bars.given" if weights.given else "doctor_tui.bars.generated", lang)
+    source = t("doctor_tui.bars.real" if weights.real else
+               "doctor_tui.bars.given" if weights.given else "doctor_tui.bars.generated", lang)
     top = weights.top
     shown = f"{float(weights.weights[keys].sum()) if keys else 0.0:.4f}"
     head = t("doctor_tui.bars.head", lang, position=weights.position, count=f"{weights.count:,}",

@@ -12,7 +12,8 @@ def _start() -> None:
 
     from maskattn_tui.capture.session import Capture
 
-    cap = Capture(os.environ["MASKATTN_CAPTURE_DIR"], child=True)
+    cap = Capture(os.environ["MASKATTN_CAPTURE_DIR"], child=True,
+                  weights=bool(os.environ.get("MASKATTN_CAPTURE_WEIGHTS")))
     cap.__enter__()
     atexit.register(cap.stop)
 
