@@ -10,9 +10,11 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from maskattn_tui.capture.findings import primary  # noqa: E402
-from maskattn_tui.capture.manifest import load  # noqa: E402
+from maskattn_tui.capture.manifest import load, mask_path  # noqa: E402
 from maskattn_tui.capture.picker import CallPicker  # noqa: E402
+from maskattn_tui.capture.real_weights import call_scores  # noqa: E402
 from maskattn_tui.cli import main  # noqa: E402
+from maskattn_tui.doctor.mask_bars import row_weights  # noqa: E402
 from maskattn_tui.doctor.mask_text import bars_caption  # noqa: E402
 
 #: row 0 left-padded by 2, row 1 full
@@ -66,18 +68,13 @@ def test_the_bars_show_the_models_own_weights(tmp_path, impl, kv_heads):
     # every row but the PAD queries of batch row 0 (which see no key)
     assert seen == {(b, r) for b in (0, 1) for r in range(5)} - {(0, 0), (0, 1)}
     # head 1 (the mask is broadcast over heads, so the picker shows head 0): the same formula
-    from maskattn_tui.capture.real_weights import call_scores
-    from maskattn_tui.doctor.mask_bars import row_weights
-
-    call, b, _, digest = picker.entries[0]
-    first = CallPicker(str(tmp_path), document, 0)
-    doc = first.open()
-    if "weights" not in call:
-        call = {**call, "weights": next(c for c in document["calls"] if c["call"] == call["within"])["weights"]}
-    from maskattn_tui.capture.manifest import mask_path
-
-    scores = call_scores(str(tmp_path), call, b, 1, np.load(mask_path(str(tmp_path), digest)))
-    np.testing.assert_allclose(row_weights(doc.tables, 4, scores).weights, expected[b, 1, 4], atol=1e-5)
+    for index, (call, b, _, digest) in enumerate(picker.entries):
+        doc = CallPicker(str(tmp_path), document, index).open()
+        if "weights" not in call:  # an SDPA call inside the HF layer: the layer kept q and k
+            call = {**call, "weights": next(c for c in document["calls"] if c["call"] == call["within"])["weights"]}
+        scores = call_scores(str(tmp_path), call, b, 1, np.load(mask_path(str(tmp_path), digest)))
+        for row in range(2 if b == 0 else 0, 5):
+            np.testing.assert_allclose(row_weights(doc.tables, row, scores).weights, expected[b, 1, row], atol=1e-5)
 
 
 def test_outputs_identical_and_nothing_kept_without_weights(tmp_path):
