@@ -124,3 +124,35 @@ def test_sdpa_scale_and_the_cli_flag(tmp_path):
     doc = CallPicker(str(out), document).open()
     for row in range(4):
         np.testing.assert_allclose(doc.weights(row).weights, expected[0, 0, row].numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("impl", ["eager", "sdpa"])
+def test_generate_prefill_and_decode_steps(tmp_path, impl):
+    """Every call of a left-padded generate() (prefill, then one query over
+    the cache per step; GQA): the bars against the weights eager generate
+    returns for that step and layer."""
+    from maskattn_tui import capture
+
+    def run(model):
+        return model.generate(input_ids=IDS, attention_mask=ATTENTION, max_new_tokens=3, do_sample=False,
+                              pad_token_id=0, output_attentions=True, return_dict_in_generate=True)
+
+    with torch.no_grad():
+        expected = run(llama("eager", 1)).attentions  # [step][layer]: [B, H, q, K]
+        with capture(tmp_path, weights=True):
+            got = run(llama(impl, 1))
+    document = load(str(tmp_path))
+    picker = CallPicker(str(tmp_path), document)
+    steps = set()
+    for index, (call, b, h, _) in enumerate(picker.entries):
+        doc = CallPicker(str(tmp_path), document, index).open()
+        assert doc.real
+        step = call["generate_step"]
+        want = expected[step][0][b, h].double().numpy()
+        for row in range(doc.tables.rows):
+            if not doc.weights(row).empty:
+                np.testing.assert_allclose(doc.weights(row).weights, want[row], atol=1e-5)
+        steps.add(step)
+    assert steps == {0, 1, 2}
+    assert torch.equal(got.sequences[:, :5], IDS)
+    assert any(c["kind"] == "sdpa" for c in document["calls"]) == (impl == "sdpa")
