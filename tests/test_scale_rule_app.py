@@ -174,4 +174,4 @@ def test_the_command_line_opens_the_app_on_a_big_configuration(monkeypatch):
     screen, title = seen[0]
     assert isinstance(screen, MaskScreen) and isinstance(screen.doc, RuleDoc)
     assert screen.state.lang == "zh" and screen.doc.tables.keys == 3 + 131072
-    assert "131,075" in str(title)
+    assert "131,072 × 131,075" in str(title)

@@ -41,13 +41,17 @@ class RuleInfo:
 
 
 class RuleDoc:
+    #: The grid pane's title (mask mode's says "your mask and the rule's table").
+    grid_title = "scale_app.panel.grid"
+
     def __init__(self, config: BigConfig, lang: str = "en") -> None:
         self.config = config
         rule = config.rule
         runs = rule_runs(rule)
         pad = (0, rule.pad) if rule.pad_side == "left" else (config.keys - rule.pad, config.keys)
         self.tables = RuleTables(runs, rule, config.options.past, pad if rule.pad else (0, 0))
-        self.info = RuleInfo(t("scale_app.name", lang, keys=f"{config.keys:,}"), (config.rows, config.keys))
+        # The title's name, in no language (the screen's language may change): queries x keys.
+        self.info = RuleInfo(f"{config.rows:,} × {config.keys:,}", (config.rows, config.keys))
         self._weights: dict[int, RowWeights] = {}
         n = config.keys
         self._k = np.zeros((n, INPUT_DIM), dtype=np.float64)

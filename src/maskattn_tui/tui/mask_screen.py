@@ -144,7 +144,8 @@ class MaskScreen(ThemedScreen):
             self._title = title
             self.query_one("#mask-title", Static).update(title, layout=False)  # one line, always
         width = self.size.width or 80
-        for selector, key in (("#mask-grid", "doctor_tui.panel.grid"), ("#mask-bars", "tui.panel.bars"),
+        grid_key = getattr(self.doc, "grid_title", "doctor_tui.panel.grid")  # a rule's own (scale.rule_doc)
+        for selector, key in (("#mask-grid", grid_key), ("#mask-bars", "tui.panel.bars"),
                               ("#mask-explain", "tui.panel.explain")):
             pane = self.query_one(selector)
             title = pane_title(t(key, lang), "", pane.outer_size.width or width, self.glyphs)
