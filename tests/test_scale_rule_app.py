@@ -175,3 +175,10 @@ def test_the_command_line_opens_the_app_on_a_big_configuration(monkeypatch):
     assert isinstance(screen, MaskScreen) and isinstance(screen.doc, RuleDoc)
     assert screen.state.lang == "zh" and screen.doc.tables.keys == 3 + 131072
     assert "131,072 × 131,075" in str(title)
+
+
+def test_the_block_statistics_are_counted_once():
+    """The explanation pane asks for them at every move (0.1 s each at 131,072)."""
+    doc = RuleDoc(big_config(dict(past=0, new=4096, window=300)))
+    first = doc.tables.block_stats(128)
+    assert doc.tables.block_stats(128) is first

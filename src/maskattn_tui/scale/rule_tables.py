@@ -108,7 +108,14 @@ class RuleTables:
 
     def block_stats(self, block: int):
         """tui.mask_stats.BlockStats at `block`, counted by bands of Q-blocks
-        (any length: the counts are never all held)."""
+        (any length: the counts are never all held); kept, since the
+        explanation pane asks at every move."""
+        kept = self.__dict__.setdefault("_stats", {})
+        if block not in kept:
+            kept[block] = self._count_stats(block)
+        return kept[block]
+
+    def _count_stats(self, block: int):
         from maskattn_tui.tui.mask_stats import BlockStats
 
         n_q = cdiv(self.rows, block)
