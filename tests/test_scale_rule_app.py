@@ -72,6 +72,7 @@ CONFIGS = [
     dict(past=100, new=2900, prefix=300, pad=5, pad_side="right"),
     dict(past=3, new=2997, causal=False, pad=11),
     dict(past=3, new=2997, window=513, pad=9),
+    dict(past=2, new=1500, tree=(-1, *((i - 1) // 2 for i in range(1, 1500)))),  # a binary draft tree
 ]
 
 
