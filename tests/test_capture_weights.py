@@ -156,3 +156,31 @@ def test_generate_prefill_and_decode_steps(tmp_path, impl):
     assert steps == {0, 1, 2}
     assert torch.equal(got.sequences[:, :5], IDS)
     assert any(c["kind"] == "sdpa" for c in document["calls"]) == (impl == "sdpa")
+
+
+def test_a_hand_edited_or_cut_capture_falls_back_to_the_seeded_bars(tmp_path):
+    """A manifest whose weights name no file of capture's, or a q file that
+    is gone: the call opens as without --weights (no error, no real bars)."""
+    import json
+
+    import torch.nn.functional as F
+
+    from maskattn_tui import capture
+
+    torch.manual_seed(2)
+    q, k = torch.randn(1, 1, 3, 4), torch.randn(1, 1, 3, 4)
+    with capture(tmp_path, weights=True):
+        F.scaled_dot_product_attention(q, k, k, is_causal=True)
+    path = tmp_path / "capture.json"
+    document = json.loads(path.read_text())
+    assert CallPicker(str(tmp_path), load(str(tmp_path))).open().real
+    kept = document["calls"][0]["weights"]
+    for bad in ({**kept, "q": "../capture"}, {**kept, "scale": "x"}, {**kept, "group": 0}, [1, 2]):
+        document["calls"][0]["weights"] = bad
+        path.write_text(json.dumps(document))
+        doc = CallPicker(str(tmp_path), load(str(tmp_path))).open()
+        assert not doc.real and not doc.weights(2).given
+    document["calls"][0]["weights"] = kept
+    path.write_text(json.dumps(document))
+    (tmp_path / "qk" / f"{kept['q']}.npy").unlink()
+    assert not CallPicker(str(tmp_path), load(str(tmp_path))).open().real
