@@ -244,10 +244,19 @@ def ordered_findings(diag: Diagnosis, extra: tuple[Finding, ...] = ()) -> list[F
 
 
 def page_width() -> int:
-    """The report's width: the terminal's (COLUMNS), 100 when it is not one."""
-    import shutil
+    """The report's width: COLUMNS, else the terminal's (stdout's, or
+    stderr's when stdout is a pipe: `doctor m.npy | head`), else 100."""
+    import os
 
-    return max(40, min(160, shutil.get_terminal_size((100, 24)).columns))
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return max(40, min(160, int(columns)))
+    for fd in (1, 2):
+        try:
+            return max(40, min(160, os.get_terminal_size(fd).columns))
+        except (OSError, ValueError):
+            continue
+    return 100
 
 
 def hanging(head: str, text: str, width: int | None = None) -> list[str]:
