@@ -150,7 +150,7 @@ def selected(calls: list[dict], call: int | None, site: str | None) -> list[dict
 
 def _run_expect(folder: str, calls: list[dict], args, lang: str) -> int:
     from maskattn_tui.doctor import load_mask
-    from maskattn_tui.doctor.cli import _described, _expect_options
+    from maskattn_tui.doctor.expect_args import described as _described, expect_options as _expect_options
     from maskattn_tui.doctor.expect import expect
 
     results = []

@@ -309,7 +309,7 @@ def cmd_tui(args, lang: str) -> int:
 
 
 def cmd_doctor(args, lang: str) -> int:
-    from maskattn_tui.doctor import cli as doctor_cli
+    from maskattn_tui.cli import doctor as doctor_cli
 
     return doctor_cli.run(args, lang)
 

@@ -33,7 +33,8 @@ from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 
 from maskattn_tui.explore.errors import ContextError, field_of
-from maskattn_tui.explore.fields import BY_NAME, OPTION_FIELDS, TextError, help_params, parse_text
+from maskattn_tui.explore.fields import BY_NAME, OPTION_FIELDS, help_params
+from maskattn_tui.explore.given import blame_option, convert_option, given_options  # noqa: F401 (re-exported)
 
 TYPE_CHECKING = False  # not `from typing import ...`: --help would load typing for it
 if TYPE_CHECKING:
@@ -134,37 +135,6 @@ def accept_dash_lists(parser: argparse.ArgumentParser) -> None:
     works and tests/test_doctor_unify.py says so."""
     if hasattr(parser, "_negative_number_matcher"):
         parser._negative_number_matcher = _DASH_LIST
-
-
-#: kind of the text expected -> message key (explore.json / explore_patterns.json)
-_EXPECTED = {"int": "explore_option_int", "number": "explore_option_number",
-             "optional_int": "explore_option_optional_int", "lengths": "explore_option_list",
-             "parents": "explore_option_list", "too_large": "explore_option_too_large"}
-
-
-def convert_option(field: str, raw: object) -> object:
-    """A typed option's text as the field's kind (not yet range-checked);
-    bad text raises MaskattnError naming the option."""
-    f = BY_NAME[field]
-    if f.const is not None or not isinstance(raw, str):
-        return raw
-    if f.kind == "choice":
-        return raw.strip()
-    try:
-        return parse_text(f, raw)
-    except TextError as e:
-        raise MaskattnError(_EXPECTED[e.expected], option=f.flag, value=raw) from None
-
-
-def given_options(args: argparse.Namespace, fields, dest_of=lambda f: f.arg_dest) -> dict[str, object]:
-    """{field name: converted value} for each of `fields` given on the command line."""
-    return {f.name: convert_option(f.name, getattr(args, dest_of(f))) for f in fields if hasattr(args, dest_of(f))}
-
-
-def blame_option(error: MaskattnError, given: dict[str, object]) -> MaskattnError:
-    """`error` told as "option --X: ..." when its field was given as an option."""
-    field = field_of(error)
-    return ContextError("explore_in_option", error, option=BY_NAME[field].flag) if field in given else error
 
 
 def explore_requested(args: argparse.Namespace) -> bool:

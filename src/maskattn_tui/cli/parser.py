@@ -118,7 +118,7 @@ def _int_in(lo: int, hi: int, key: str, **extra):
     return convert
 
 
-def _lang(value: str) -> str:
+def lang_type(value: str) -> str:
     if value not in LANGS:
         raise argparse.ArgumentTypeError(t("cli.bad_lang", _ENV_LANG, value=value))
     return value
@@ -164,7 +164,7 @@ def _add_common(p: argparse.ArgumentParser, step_help: str = "cli.help.step") ->
 
 
 def _add_lang(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lang", type=_lang, help=_h("cli.help.lang"), default=_UNSET)
+    p.add_argument("--lang", type=lang_type, help=_h("cli.help.lang"), default=_UNSET)
 
 
 def _add_ascii(p: argparse.ArgumentParser) -> None:
@@ -285,7 +285,7 @@ def _capture_arguments(p_capture: Parser) -> None:
 
 
 def _doctor_arguments(p_doctor: Parser) -> None:
-    from maskattn_tui.doctor import cli as doctor_cli  # numpy only when the doctor runs
+    from maskattn_tui.cli import doctor as doctor_cli  # numpy only when the doctor runs
 
     doctor_cli.add_arguments(p_doctor, _ENV_LANG)
 

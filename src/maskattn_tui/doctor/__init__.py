@@ -9,7 +9,7 @@ functions for the CLI and the TUI (numpy, never Textual or Rich):
     overview = block_overview(mask, 128)     # 0 empty, 1 partial, 2 full
 
 numpy is imported only here (below), never by the rest of the package:
-`maskattn_tui.doctor.cli` adds the arguments without loading it.
+`maskattn_tui.cli.doctor` adds the arguments without loading it.
 
 Modules: read (files; file_checks, read_npy, read_tensors), text_table
 + text_values (printed tensors), json_error (--json errors), representation,

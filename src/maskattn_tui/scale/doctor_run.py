@@ -77,7 +77,7 @@ def _progress(lang: str):
 
 
 def run(args, lang: str) -> int:
-    from maskattn_tui.doctor.cli import _described, _expect_options
+    from maskattn_tui.doctor.expect_args import described as _described, expect_options as _expect_options
 
     q_len, kv_len, qb, kb = _lengths(args)
     options = _expect_options((q_len, kv_len), args) if args.expect else None

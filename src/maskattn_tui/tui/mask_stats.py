@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from maskattn_tui.doctor.blocks import EMPTY, FULL, PARTIAL
 from maskattn_tui.render.grid_lines import Line, wrap_text
 from maskattn_tui.render.numbers import count
@@ -48,8 +46,8 @@ def block_stats(tables, block: int = FLEX_BLOCK) -> BlockStats:
         return tables.block_stats(block)
     counts = tables.blocks(block)
     kinds = counts.category("user")
-    return BlockStats(block, int(np.count_nonzero(kinds == FULL)), int(np.count_nonzero(kinds == PARTIAL)),
-                      int(np.count_nonzero(kinds == EMPTY)), int(counts.user.sum()), tables.rows * tables.keys)
+    return BlockStats(block, int((kinds == FULL).sum()), int((kinds == PARTIAL).sum()),
+                      int((kinds == EMPTY).sum()), int(counts.user.sum()), tables.rows * tables.keys)
 
 
 def stats_lines(tables, lang: str, palette: Palette, width: int) -> list[Line]:

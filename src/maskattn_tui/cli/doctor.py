@@ -22,21 +22,15 @@ import argparse
 import os
 import sys
 
-from maskattn_tui.cli.explore_options import accept_dash_lists, add_field_options, blame_option, given_options
+from maskattn_tui.cli.explore_options import accept_dash_lists, add_field_options, blame_option
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.explore.fields import MASK_FIELDS, shown_text
+from maskattn_tui.doctor.expect_args import EXPECT_FIELDS, described, expect_dest, expect_options, given_expect
 from maskattn_tui.i18n import t
 
 #: The largest whole number a list option takes (numpy reads them as int64).
 INT64_MAX = (1 << 63) - 1
-#: The --expect options: explore's mask fields, stored as expect_<field>.
-EXPECT_FIELDS = MASK_FIELDS
 #: Their help (the doctor's: defaults come from the mask's shape).
 HELP_KEYS = {f.name: "no_causal" if f.name == "causal" else f.name for f in EXPECT_FIELDS}
-
-
-def _dest(field) -> str:
-    return f"expect_{field.name}"
 
 
 def _whole(lang: str, lo: int):
@@ -71,14 +65,14 @@ def _numbers(lang: str, lo: int):
 
 
 def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
-    from maskattn_tui.cli.parser import _lang
+    from maskattn_tui.cli.parser import lang_type
 
     def h(key: str, **params) -> str:
         return t(f"doctor.help.{key}", lang, **params)
 
     parser.add_argument("file", nargs="?", metavar="FILE", help=h("file"))
     parser.add_argument("--json", action="store_true", help=h("json"))
-    parser.add_argument("--lang", type=_lang, help=t("cli.help.lang", lang))
+    parser.add_argument("--lang", type=lang_type, help=t("cli.help.lang", lang))
     parser.add_argument("--batch", type=_whole(lang, 0), metavar="B", help=h("batch"))
     parser.add_argument("--head", type=_whole(lang, 0), metavar="H", help=h("head"))
     parser.add_argument("--polarity", choices=("attend", "blocked"), help=h("polarity"))
@@ -94,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
     mm.add_argument("--built-block", type=_whole(lang, 1), metavar="N", help=t("scale.help.built_block", lang))
     ex = parser.add_argument_group(h("expect_group"))
     ex.add_argument("--expect", action="store_true", help=h("expect"))
-    add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), _dest)
+    add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), expect_dest)
     cap = parser.add_argument_group("capture")  # doctor DIR: a capture folder (maskattn_tui.capture.doctor)
     cap.add_argument("--call", type=_whole(lang, 0), metavar="N", help=t("capture.help.call", lang))
     cap.add_argument("--site", metavar="PATTERN", help=t("capture.help.site", lang))
@@ -120,7 +114,7 @@ def _check(args) -> None:
                 raise MaskattnError("doctor_not_with_hf", option=option)
     if not args.expect:
         for f in EXPECT_FIELDS:
-            if f.name != "past" and hasattr(args, _dest(f)):
+            if f.name != "past" and hasattr(args, expect_dest(f)):
                 raise MaskattnError("doctor_needs_expect", option=f.flag)
 
 
@@ -135,10 +129,6 @@ def _mask_mod(args) -> bool:
             if getattr(args, dest, None) is not None:
                 raise MaskattnError("scale_only_mask_mod", option=option)
     return spec
-
-
-def _given(args, fields=EXPECT_FIELDS) -> dict[str, object]:
-    return given_options(args, fields, _dest)
 
 
 def _write(text: str) -> None:
@@ -215,27 +205,11 @@ def _hf_past(args) -> int | None:
     """--past of a Hugging Face pair: the cache length, checked as --expect's."""
     from maskattn_tui.doctor.expect import ExpectOptions
 
-    given = _given(args, [f for f in EXPECT_FIELDS if f.name == "past"])
+    given = given_expect(args, [f for f in EXPECT_FIELDS if f.name == "past"])
     if "past" not in given:
         return None
     try:
         return ExpectOptions(past=given["past"], new=1).past
-    except MaskattnError as e:
-        raise blame_option(e, given) from None
-
-
-def _expect_options(shape: tuple[int, int], args):
-    """The --expect options given, over the mask's defaults: --new its rows,
-    --past its keys minus --new."""
-    from maskattn_tui.doctor.expect import ExpectOptions
-
-    rows, keys = shape
-    given = _given(args)
-    values = {"new": rows, **given}
-    if "past" not in values and isinstance(values["new"], int):
-        values["past"] = max(0, keys - values["new"])  # a mismatch is told as one of shape
-    try:
-        return ExpectOptions(**values)
     except MaskattnError as e:
         raise blame_option(e, given) from None
 
@@ -248,12 +222,12 @@ def _run_expect(array, mask, info, args, lang: str) -> int:
     from maskattn_tui.doctor.representation import classify
 
     rows, keys = mask.shape
-    options = _expect_options((rows, keys), args)
+    options = expect_options((rows, keys), args)
     polarity = args.polarity or "attend"
     results = compare_slices(array, info.path, args.batch, args.head,
                              lambda index, m: expect(m, options, polarity, info.path), polarity)
     count = sum(r.comparison.count for r in results)
-    described = _described(options)
+    told = described(options)
     if args.json:
         first = next((r for r in results if r.comparison.count), results[0])
         _write(report.dumps({
@@ -266,23 +240,11 @@ def _run_expect(array, mask, info, args, lang: str) -> int:
             "slice": list(first.index) or None, "slices": results_json(results) if array.ndim > 2 else None,
         }))
     elif count == 0:
-        _write(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys, options=described)
+        _write(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys, options=told)
                + (t("doctor_slices.all_match", lang, n=sum(len(r.members) for r in results)) if array.ndim > 2 else ""))
     else:
-        lines = result_lines(results, info.path, described, rows * keys * sum(len(r.members) for r in results), lang)
+        lines = result_lines(results, info.path, told, rows * keys * sum(len(r.members) for r in results), lang)
         lines += first_grid(array, info.path, results, polarity,
                             lambda index: (lambda r0, r1: expected_allowed(options, (r0, r1))), lang)
         _write("\n".join(lines))
     return 0 if count == 0 else 1
-
-
-def _described(options) -> str:
-    """The options as a command line would give them (explore's flags):
-    past and new always, the others when not their defaults."""
-    parts = []
-    for f in EXPECT_FIELDS:
-        value = getattr(options, f.name)
-        if f.name not in ("past", "new") and (value == f.default or f.name == "pad_side" and not options.pad):
-            continue
-        parts.append(f.flag if f.const is not None else f"{f.flag} {shown_text(f, value)}")
-    return " ".join(parts)
