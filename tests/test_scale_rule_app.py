@@ -17,7 +17,8 @@ from maskattn_tui.engine.attention import attend
 from maskattn_tui.explore.config import ExploreConfig, generate_inputs
 from maskattn_tui.scale.blocks import from_runs
 from maskattn_tui.scale.explore_big import big_config
-from maskattn_tui.scale.rule_doc import RuleDoc, rule_doc
+from maskattn_tui.cli.big_config import big_config_from_args
+from maskattn_tui.scale.rule_doc import RuleDoc
 from maskattn_tui.scale.rule_tables import block_counts
 
 SMALL = [
@@ -107,7 +108,7 @@ def test_the_app_opens_at_131072_with_a_window_of_4096():
 
     start = time.perf_counter()
     args = build_parser().parse_args(["--past", "0", "--new", "131072", "--window", "4096"])
-    doc = rule_doc(args, "en")
+    doc = RuleDoc(big_config_from_args(args), "en")
     app = make_app(mask=doc)
 
     async def run() -> None:

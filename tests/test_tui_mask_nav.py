@@ -14,7 +14,7 @@ from maskattn_tui.doctor.mask_open import open_mask
 from maskattn_tui.i18n import t
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.mask_goto import parse_goto
-from maskattn_tui.tui.mask_stats import block_stats
+from maskattn_tui.doctor.block_stats import block_stats
 
 
 def causal(rows, keys):

@@ -118,9 +118,9 @@ def cmd_print(args, lang: str) -> int:
     from maskattn_tui.cli.output import PrintFile, can_encode
 
     if _by_blocks(args):
-        from maskattn_tui.scale.explore_print import run
+        from maskattn_tui.cli.big_config import show_big
 
-        return run(args, lang, as_json=False)
+        return show_big(args, lang, as_json=False)
     mask = _mask_doc(args, lang)  # --mask FILE read (and --block etc. refused without it)
     shown = None if mask is not None else _views(args, lang)
     no_color = args.no_color or "NO_COLOR" in os.environ
@@ -160,9 +160,9 @@ def cmd_json(args, lang: str) -> int:
     from maskattn_tui.cli.jsonout import document, dumps
 
     if _by_blocks(args):
-        from maskattn_tui.scale.explore_print import run
+        from maskattn_tui.cli.big_config import show_big
 
-        return run(args, lang, as_json=True)
+        return show_big(args, lang, as_json=True)
     shown = _views(args, lang)
     doc = document(shown.views, lang)
     for view, step in zip(shown.views, doc["steps"]):
@@ -290,9 +290,10 @@ def cmd_tui(args, lang: str) -> int:
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
     if big:
-        from maskattn_tui.scale.rule_doc import rule_doc
+        from maskattn_tui.cli.big_config import big_config_from_args
+        from maskattn_tui.scale.rule_doc import RuleDoc
 
-        mask = rule_doc(args, lang)
+        mask = RuleDoc(big_config_from_args(args), lang)
     else:
         mask = _mask_doc(args, lang)
     from maskattn_tui.cli.labels import labels_from_args

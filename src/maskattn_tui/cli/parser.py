@@ -192,7 +192,7 @@ def _add_mask(p: argparse.ArgumentParser) -> None:
 
 
 def _block(value: str) -> int:
-    from maskattn_tui.model.mask_model import BLOCK_SIZES
+    from maskattn_tui.doctor.block_stats import BLOCK_SIZES
 
     if value.isdigit() and int(value) in BLOCK_SIZES:
         return int(value)

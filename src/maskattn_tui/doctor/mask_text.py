@@ -16,7 +16,9 @@ from maskattn_tui.doctor.mask_bars import RowWeights
 from maskattn_tui.doctor.mask_tables import BLOCK_REASONS, REASONS, MaskTables
 from maskattn_tui.doctor.report import rule_text, finding_message, ordered_findings, summary_lines
 from maskattn_tui.i18n import t
-from maskattn_tui.model.mask_model import MaskState
+TYPE_CHECKING = False  # MaskState only names the annotations: the doctor does not import the app model
+if TYPE_CHECKING:
+    from maskattn_tui.model.mask_model import MaskState
 
 Paragraph = tuple[str | None, str]
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from maskattn_tui.doctor.block_stats import BLOCK_SIZES
+
 #: Files `o` and --mask open in mask mode (anything else: a scenario).
 MASK_SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".txt", ".json", ".csv")
 
@@ -24,9 +26,6 @@ def is_mask_path(path: str) -> bool:
     base = re.sub(r"\[[^\[\]/]+\]$", "", path)  # FILE[KEY]: one array of a file of several
     return base.lower().endswith(MASK_SUFFIXES) or os.path.isdir(path)
 
-#: Block sizes offered (1 = cells; then powers of two, multiples of the
-#: doctor's counting tile, 8). FlexAttention's BlockMask uses 128 by default.
-BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
 
 def auto_block(rows: int, keys: int, fit_rows: int, fit_cols: int, least: int = 1) -> int:

@@ -132,29 +132,13 @@ def document(config: BigConfig, row: int, key: int | None = None) -> dict:
     }
 
 
-def run(args, lang: str, as_json: bool) -> int:
-    from maskattn_tui.cli.explore_options import (EXPERIMENT_DEST, LENS_DEST, OPTION_FIELDS, PRESET_DEST,
-                                                  SCENARIO_DEST, blame_option, given_options)
-    from maskattn_tui.errors import MaskattnError
-
-    for dest, option in ((SCENARIO_DEST, "--scenario"), (PRESET_DEST, "--preset"), (LENS_DEST, "--lens"),
-                         (EXPERIMENT_DEST, "--experiment")):
-        if hasattr(args, dest):
-            raise MaskattnError("scale_explore_field", option=option)
-    given = given_options(args, OPTION_FIELDS)
-    try:
-        config = big_config(given)
-    except MaskattnError as e:
-        raise blame_option(e, given) from None
-    row = getattr(args, "scale_row", None)
+def run(config: BigConfig, lang: str, as_json: bool, row: int | None, key: int | None, width: int,
+        ascii: bool) -> int:
     row = config.rows - 1 if row is None else row
-    key = getattr(args, "scale_key", None)
     if as_json:
         from maskattn_tui.doctor.report import dumps
 
         sys.stdout.write(dumps(document(config, row, key)) + "\n")
     else:
-        width = getattr(args, "width", None) or 100
-        ascii = bool(getattr(args, "ascii", False))
         sys.stdout.write(text(config, row, lang, width, ascii, key) + "\n")
     return 0

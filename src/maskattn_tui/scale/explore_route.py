@@ -13,7 +13,8 @@ WIDER = ("past", "new", "window", "chunk")
 
 def wants_scale(args) -> bool:
     """Some option asks for more than the explorer's own bounds."""
-    from maskattn_tui.cli.explore_options import OPTION_FIELDS, given_options
+    from maskattn_tui.explore.fields import OPTION_FIELDS
+    from maskattn_tui.explore.given import given_options
 
     given = given_options(args, OPTION_FIELDS)
     for name in WIDER:

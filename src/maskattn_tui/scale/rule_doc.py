@@ -140,23 +140,3 @@ class RuleDoc:
             Section(t("scale_app.title.rule", lang), tuple(rule)),
             Section(t("doctor_tui.title.legend", lang), tuple(legend(state, lang, tables.offset, glyph))),
         ]
-
-
-def rule_doc(args, lang: str) -> RuleDoc:
-    """The document of a big explore configuration's command line (the
-    options `print` / `json` take for it; one line and exit 2 otherwise)."""
-    from maskattn_tui.cli.explore_options import (EXPERIMENT_DEST, LENS_DEST, OPTION_FIELDS, PRESET_DEST,
-                                                  SCENARIO_DEST, blame_option, given_options)
-    from maskattn_tui.errors import MaskattnError
-    from maskattn_tui.scale.explore_big import big_config
-
-    for dest, option in ((SCENARIO_DEST, "--scenario"), (PRESET_DEST, "--preset"), (LENS_DEST, "--lens"),
-                         (EXPERIMENT_DEST, "--experiment")):
-        if hasattr(args, dest):
-            raise MaskattnError("scale_explore_field", option=option)
-    given = given_options(args, OPTION_FIELDS)
-    try:
-        config = big_config(given)
-    except MaskattnError as e:
-        raise blame_option(e, given) from None
-    return RuleDoc(config, lang)

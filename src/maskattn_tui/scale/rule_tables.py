@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from maskattn_tui.doctor.mask_tables import BlockCounts, MaskTables
-from maskattn_tui.model.mask_model import BLOCK_SIZES
+from maskattn_tui.doctor.block_stats import BLOCK_SIZES
 from maskattn_tui.scale.blocks import EMPTY, FULL, PARTIAL, cdiv
 from maskattn_tui.scale.intervals import Runs
 
@@ -107,7 +107,7 @@ class RuleTables:
         return self._blocks[size]
 
     def block_stats(self, block: int):
-        """tui.mask_stats.BlockStats at `block`, counted by bands of Q-blocks
+        """doctor.block_stats.BlockStats at `block`, counted by bands of Q-blocks
         (any length: the counts are never all held); kept, since the
         explanation pane asks at every move."""
         kept = self.__dict__.setdefault("_stats", {})
@@ -116,7 +116,7 @@ class RuleTables:
         return kept[block]
 
     def _count_stats(self, block: int):
-        from maskattn_tui.tui.mask_stats import BlockStats
+        from maskattn_tui.doctor.block_stats import BlockStats
 
         n_q = cdiv(self.rows, block)
         step = max(1, _CHUNK_CELLS // (cdiv(self.keys, block) + 1))

@@ -143,7 +143,7 @@ class MaskExplainView(MaskView):
 
     def build(self, state: MaskState) -> Block:
         from maskattn_tui.render.grid_lines import TextBlock
-        from maskattn_tui.tui.mask_stats import stats_lines
+        from maskattn_tui.render.mask_stats import stats_lines
 
         palette, width = self.palette(), self.width()
         told = explanation(self.doc, state, palette, width)
