@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from maskattn_tui.explore import ExploreConfig, leak_probe, offset_bug
-from maskattn_tui.explore.experiments import experiment_data, run_experiment
+from maskattn_tui.explore.experiment_runs import experiment_data, run_experiment
 from maskattn_tui.render.experiments import experiment_view
 from maskattn_tui.render.palette import default_palette
 

@@ -10,7 +10,8 @@ import pytest
 from rich.console import Console
 
 from maskattn_tui.explore import ExploreConfig, causal_off, leak_probe, offset_bug
-from maskattn_tui.explore.experiments import experiment_data, row_delta
+from maskattn_tui.explore.experiment_runs import experiment_data
+from maskattn_tui.explore.experiments import row_delta
 from maskattn_tui.render.experiments import experiment_view
 from maskattn_tui.render.palette import default_palette
 

@@ -19,7 +19,7 @@ from maskattn_tui.render.grid_lines import glue
 from maskattn_tui.render.palette import default_palette
 from maskattn_tui.render.wrap import break_offsets
 from maskattn_tui.tui import make_app
-from maskattn_tui.tui.widgets.player import cut_at_word
+from maskattn_tui.render.wrap import cut_at_word
 
 
 async def screen(app, size=(80, 24), keys=()):

@@ -180,3 +180,10 @@ def _run_expect(folder: str, calls: list[dict], args, lang: str) -> int:
         matched = sum(r.count == 0 for *_, r in results)
         sys.stdout.write(t("capture.expect.summary", lang, matched=matched, total=len(results)) + "\n")
     return 0 if all(r.count == 0 for *_, r in results) else 1
+
+
+def summary_lines(calls: list[dict], folder: str, lang: str = "en") -> list[str]:
+    readings = read_masks(folder, calls)
+    users = mask_users(primary(calls))
+    lines = [mask_line(digest, diag, users[digest], lang) for digest, (_, _, diag) in readings.items()]
+    return lines or [t("capture.report.no_calls", lang)]

@@ -127,7 +127,7 @@ class Capture:
 
     def summary(self, lang: str = "en") -> str:
         """One line per distinct mask, with the calls that used it."""
-        from maskattn_tui.capture.summary import summary_lines
+        from maskattn_tui.capture.doctor import summary_lines
 
         return "\n".join(summary_lines(self.calls, self.dir, lang))
 

@@ -63,13 +63,3 @@ def steps_text(calls: list[dict], lang: str) -> str:
     if forwards:
         return t("capture.steps.forwards", lang, forwards=ranges(forwards))
     return t("capture.steps.outside", lang)
-
-
-def summary_lines(calls: list[dict], folder: str, lang: str = "en") -> list[str]:
-    from maskattn_tui.capture.doctor import mask_line, read_masks
-    from maskattn_tui.capture.findings import primary
-
-    readings = read_masks(folder, calls)
-    users = mask_users(primary(calls))
-    lines = [mask_line(digest, diag, users[digest], lang) for digest, (_, _, diag) in readings.items()]
-    return lines or [t("capture.report.no_calls", lang)]

@@ -79,7 +79,7 @@ def _views(args, lang: str) -> Shown:
     config = _explore_config(args)
     if config is not None:
         # An explore configuration is one step; --step/--all do not apply.
-        from maskattn_tui.explore.experiments import run_experiment
+        from maskattn_tui.explore.experiment_runs import run_experiment
         from maskattn_tui.explore.view import explore_view
 
         runs = tuple((name, run_experiment(name, config)) for name in experiment_names or ())
@@ -173,7 +173,7 @@ def cmd_json(args, lang: str) -> int:
 
             step["api_lens"] = lenses(view.table, shown.lens_names, lang, model_scores(view.result))
         if shown.experiments:
-            from maskattn_tui.explore.experiments import experiment_data
+            from maskattn_tui.explore.experiment_runs import experiment_data
 
             step["experiments"] = {name: experiment_data(name, result, lang) for name, result in shown.experiments}
     from maskattn_tui.cli.output import can_encode

@@ -64,8 +64,8 @@ def _numbers(lang: str, lo: int):
     return convert
 
 
-def add_arguments(parser: argparse.ArgumentParser, lang: str) -> None:
-    from maskattn_tui.cli.parser import lang_type
+def add_arguments(parser: argparse.ArgumentParser, lang: str, lang_type) -> None:
+    """The doctor's arguments; `lang_type` checks --lang as the main parser does."""
 
     def h(key: str, **params) -> str:
         return t(f"doctor.help.{key}", lang, **params)

@@ -287,7 +287,7 @@ def _capture_arguments(p_capture: Parser) -> None:
 def _doctor_arguments(p_doctor: Parser) -> None:
     from maskattn_tui.cli import doctor as doctor_cli  # numpy only when the doctor runs
 
-    doctor_cli.add_arguments(p_doctor, _ENV_LANG)
+    doctor_cli.add_arguments(p_doctor, _ENV_LANG, lang_type)
 
 
 def lang_in(argv: list[str]) -> str | None:

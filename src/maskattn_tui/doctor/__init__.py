@@ -23,7 +23,7 @@ from importlib import import_module
 
 _HOMES = {
     "load_mask": "read", "MaskInfo": "read",
-    "diagnose": "diagnosis", "Diagnosis": "diagnosis", "Finding": "diagnosis",
+    "diagnose": "diagnosis", "Diagnosis": "diagnosis", "Finding": "findings",
     "block_overview": "blocks",
     "expected_allowed": "expect", "ExpectOptions": "expect",
 }

@@ -20,26 +20,18 @@ simple ones are `alternatives`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from maskattn_tui.doctor.alignment import Alignment, decide, score
 from maskattn_tui.doctor.compare import CELL_LIMIT
+from maskattn_tui.doctor.findings import Finding, findings_of
 from maskattn_tui.doctor.patterns import Fit
 from maskattn_tui.doctor.readings import EXACT_SLACK, Scored, best_readings
 from maskattn_tui.doctor.representation import Reading, Representation, check_array, classify
 from maskattn_tui.doctor.rows import column_counts, inverted, scan
 from maskattn_tui.errors import MaskattnError
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    level: str  # error | warning | info
-    cells: tuple = ()  # evidence: (row, key) pairs, at most CELL_LIMIT
-    count: int = 0  # how many cells (or rows) in all
-    params: dict = field(default_factory=dict)  # for the message
 
 
 @dataclass(frozen=True)
@@ -172,7 +164,6 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     """Diagnose a 2-D mask (L queries x S keys; numpy array or memmap).
     `polarity` ("attend"/"blocked") overrides the decided one; `source` (the
     MaskInfo from load_mask) adds its shape warnings."""
-    from maskattn_tui.doctor.findings import findings_of
 
     name = str(getattr(source, "path", "") or "mask")
     mask = _checked(mask, name)
@@ -228,16 +219,3 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
                      int(pad_query.size), (), api, best.family, tuple(others), assumed)
     findings = findings_of(diag, reading, stats, empty, pad_query, source, inverted_fit)
     return replace(diag, findings=tuple(findings))
-
-
-def _rows_text(index: np.ndarray) -> str:
-    """Rows as short ranges: "0-3, 7" (at most CELL_LIMIT ranges)."""
-    if index.size == 0:
-        return ""
-    breaks = np.flatnonzero(np.diff(index) != 1)
-    starts = np.concatenate(([index[0]], index[breaks + 1]))
-    ends = np.concatenate((index[breaks], [index[-1]]))
-    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(starts[:CELL_LIMIT], ends[:CELL_LIMIT])]
-    return ", ".join(parts) + (", ..." if starts.size > CELL_LIMIT else "")
-
-

@@ -5,12 +5,37 @@ of them supports is an error, and the `readings` finding names them all."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT, compare
-from maskattn_tui.doctor.diagnosis import Diagnosis, Finding, _rows_text
 from maskattn_tui.doctor.representation import Reading
 from maskattn_tui.doctor.rows import RowStats
+
+TYPE_CHECKING = False  # Diagnosis names the annotations only (diagnosis imports this module)
+if TYPE_CHECKING:
+    from maskattn_tui.doctor.diagnosis import Diagnosis
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    level: str  # error | warning | info
+    cells: tuple = ()  # evidence: (row, key) pairs, at most CELL_LIMIT
+    count: int = 0  # how many cells (or rows) in all
+    params: dict = field(default_factory=dict)  # for the message
+
+
+def _rows_text(index: np.ndarray) -> str:
+    """Rows as short ranges: "0-3, 7" (at most CELL_LIMIT ranges)."""
+    if index.size == 0:
+        return ""
+    breaks = np.flatnonzero(np.diff(index) != 1)
+    starts = np.concatenate(([index[0]], index[breaks + 1]))
+    ends = np.concatenate((index[breaks], [index[-1]]))
+    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(starts[:CELL_LIMIT], ends[:CELL_LIMIT])]
+    return ", ".join(parts) + (", ..." if starts.size > CELL_LIMIT else "")
 
 
 def _first_hidden(reading: Reading, limit: int = CELL_LIMIT) -> tuple[tuple[int, int], ...]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT
-from maskattn_tui.doctor.diagnosis import Finding
+from maskattn_tui.doctor.findings import Finding
 from maskattn_tui.doctor.read import MaskInfo
 from maskattn_tui.errors import MaskattnError
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from maskattn_tui.engine.attention import AttentionResult
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.i18n import t
 from maskattn_tui.engine.matrices import Matrix
 from maskattn_tui.engine.visibility import Cell, VisibilityTable, row_number_table
 
@@ -324,74 +323,3 @@ def parse_experiment_names(value: str | Sequence[str]) -> tuple[str, ...]:
     if "all" in names:
         return EXPERIMENTS
     return tuple(n for n in EXPERIMENTS if n in names)
-
-
-def run_experiment(name: str, config: ExploreConfig) -> ExperimentResult:
-    """One experiment by name (EXPERIMENTS); the leak probe's broken mask is
-    "causal-off" (use leak_probe(config, "offset") for the other)."""
-    from maskattn_tui.explore.pattern_experiments import PATTERN_EXPERIMENTS  # it imports this module
-
-    runs = {
-        "leak-probe": leak_probe,
-        "offset-bug": offset_bug,
-        "polarity-bug": polarity_bug,
-        "causal-off": causal_off,
-        **PATTERN_EXPERIMENTS,
-    }
-    if name not in runs:
-        raise MaskattnError(
-            "explore_experiment", field="experiment", value=name, choices=", ".join(EXPERIMENTS)
-        )
-    return runs[name](config)
-
-
-def _plain(x: object) -> object:
-    """JSON-ready: tables as cells, NaN as None, infinities as text."""
-    if isinstance(x, VisibilityTable):
-        return {
-            "query_positions": list(x.query_positions),
-            "key_positions": list(x.key_positions),
-            "key_is_pad": list(x.key_is_pad),
-            "causal": x.causal,
-            "cells": [[c.value for c in row] for row in x.cells],
-            "allowed": [list(row) for row in x.allowed],
-        }
-    if isinstance(x, AttentionResult):
-        return {
-            "scores": _plain(x.scores),
-            "weights": _plain(x.weights),
-            "outputs": _plain(x.outputs),
-            "empty_rows": list(x.empty_rows),
-        }
-    if isinstance(x, float):
-        if math.isnan(x):
-            return None
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        return x
-    if isinstance(x, (tuple, list)):
-        return [_plain(v) for v in x]
-    return x
-
-
-def experiment_data(name: str, result: ExperimentResult, lang: str = "en") -> dict:
-    """An experiment's result as JSON-ready data (no NaN or Infinity tokens:
-    NaN -> null, +-inf -> "inf"/"-inf"), with its title and claim in `lang`."""
-    data: dict = {
-        "experiment": name,
-        "title": t(f"explore.experiment.{name}.title", lang),
-        "claim": t(f"explore.experiment.{name}.claim", lang),
-    }
-    for f in fields(result):
-        data[f.name] = _plain(getattr(result, f.name))
-    extra = {
-        LeakProbeResult: ("correct_unchanged", "leak_rows", "changed_rows", "empty_leak_rows", "expected_rows"),
-        OffsetBugResult: ("differing_cells",),
-    }.get(type(result), ())
-    for prop in extra:
-        data[prop] = _plain(getattr(result, prop))
-    from maskattn_tui.explore.verdicts import nothing_to_show
-
-    data["nothing_to_show"] = nothing_to_show(result, lang)
-    return data
-

@@ -29,3 +29,18 @@ class Paragraph:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.text)
+
+
+def cut_at_word(text: str, room: int, ellipsis: str) -> str:
+    """`text` in `room` cells, cut at a word (a space, or between CJK
+    characters) with `ellipsis`, never mid-word."""
+    from rich.cells import cell_len
+
+    if cell_len(text) <= room:
+        return text
+    keep = max(0, room - cell_len(ellipsis))
+    offsets = break_offsets(text, max(1, keep))
+    head = text[: offsets[0]].rstrip() if offsets else text
+    while cell_len(head) > keep and head:
+        head = head[:-1]
+    return (head.rstrip(" ·,:;") + ellipsis) if head else ellipsis[:room]

@@ -111,7 +111,7 @@ class LabView(LinesView):
 
     def renderable(self, model: AppModel) -> RenderableType:
         # The experiments and the lens are imported when first shown.
-        from maskattn_tui.explore.experiments import run_experiment
+        from maskattn_tui.explore.experiment_runs import run_experiment
         from maskattn_tui.render.experiments import experiment_view
         from maskattn_tui.render.lens import api_lens_view
 

@@ -24,7 +24,7 @@ def use_ascii_scrollbars(widget: Widget) -> None:
 def pane_title(title: str, extra: str, width: int, glyphs: Glyphs = UNICODE) -> str:
     """`title` (and `extra` after it, if it fits) in a border `width` wide,
     cut at a word with an ellipsis, never mid-word."""
-    from maskattn_tui.tui.widgets.player import cut_at_word
+    from maskattn_tui.render.wrap import cut_at_word
 
     tr = Palette(glyphs=glyphs).tr
     room = max(4, width - 4)  # the border's corners and a blank either side

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from maskattn_tui.i18n import pick, t
 from maskattn_tui.model.app_model import AppModel
+from maskattn_tui.render.wrap import cut_at_word
 from maskattn_tui.tui.widgets.base import ModelView
 
 PAUSED_MARK = "||"
@@ -25,23 +26,6 @@ def shortest_fit(title: str, short: str, room: int) -> str:
     from rich.cells import cell_len
 
     return short if cell_len(title) > room and cell_len(short) <= room else title
-
-
-def cut_at_word(text: str, room: int, ellipsis: str) -> str:
-    """`text` in `room` cells, cut at a word (a space, or between CJK
-    characters) with `ellipsis`, never mid-word."""
-    from rich.cells import cell_len
-
-    from maskattn_tui.render.wrap import break_offsets
-
-    if cell_len(text) <= room:
-        return text
-    keep = max(0, room - cell_len(ellipsis))
-    offsets = break_offsets(text, max(1, keep))
-    head = text[: offsets[0]].rstrip() if offsets else text
-    while cell_len(head) > keep and head:
-        head = head[:-1]
-    return (head.rstrip(" ·,:;") + ellipsis) if head else ellipsis[:room]
 
 
 class PlayerBar(ModelView):
