@@ -176,3 +176,20 @@ async def until(pilot, condition, what: str, limit: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() - start < limit, f"not {what} after {limit} s"
         await pilot.pause(0.05)
+
+
+def doctor_refused(capsys, *argv) -> str:
+    """The one stderr line of `maskattn-tui doctor ARGV` (exit 2, nothing on
+    stdout, no warning raised on the way)."""
+    import warnings
+
+    from maskattn_tui.cli import main
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code = main(["doctor", *map(str, argv)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
+    assert not seen, [str(w.message) for w in seen]
+    assert "Traceback" not in err
+    return err

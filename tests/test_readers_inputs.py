@@ -15,20 +15,9 @@ from maskattn_tui.cli import main
 from maskattn_tui.doctor import load_mask
 from maskattn_tui.errors import MaskattnError
 
+from helpers import doctor_refused as refused
+
 CAUSAL = np.tril(np.ones((4, 4), dtype=bool))
-
-
-def refused(capsys, *argv) -> str:
-    """The one stderr line of `maskattn-tui doctor ARGV` (exit 2, nothing on
-    stdout, no warning raised on the way)."""
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        code = main(["doctor", *map(str, argv)])
-    out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
-    assert not seen, [str(w.message) for w in seen]
-    assert "Traceback" not in err
-    return err
 
 
 # --- text ------------------------------------------------------------------------------

@@ -10,17 +10,7 @@ from maskattn_tui.explore import ExploreConfig, load_scenario
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.scenario_dialogs import ConfirmDialog, PathDialog
 
-
-def recorded(app) -> list[str]:
-    seen: list[str] = []
-    notify = app.notify
-
-    def record(message: str, **kwargs) -> None:
-        seen.append(message)
-        notify(message, **kwargs)
-
-    app.notify = record
-    return seen
+from helpers import recorded
 
 
 async def answer(pilot, key: str, path: str) -> None:
