@@ -90,6 +90,7 @@ def test_tui_strings_are_complete_and_used():
     source += (TUI_SRC.parent / "model" / "commands.py").read_text("utf-8")
     source += (TUI_SRC.parent / "render" / "figure_lines.py").read_text("utf-8")
     source += (TUI_SRC.parent / "render" / "explain.py").read_text("utf-8")  # the explanation pane's lines
+    source += (TUI_SRC.parent / "render" / "mask_stats.py").read_text("utf-8")  # mask mode's block statistics
     used = set(re.findall(r'["\'](tui\.[a-z_.-]+)["\']', source))
     # built from binding ids, language codes, field, experiment and dialog names
     dynamic = {"tui.key.", "tui.lang_name.", "tui.x.key.", "tui.x.field.", "tui.x.experiment.",
