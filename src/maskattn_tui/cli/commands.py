@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 
+from maskattn_tui.cli.mask_doc import mask_doc
 from maskattn_tui.cli.parser import STEPS, UsageError, build_parser, lang_in, refuse_contradictions, \
     set_lang, settle_options
 from maskattn_tui.errors import MaskattnError
@@ -121,7 +122,7 @@ def cmd_print(args, lang: str) -> int:
         from maskattn_tui.cli.big_config import show_big
 
         return show_big(args, lang, as_json=False)
-    mask = _mask_doc(args, lang)  # --mask FILE read (and --block etc. refused without it)
+    mask = mask_doc(args, lang)  # --mask FILE read (and --block etc. refused without it)
     shown = None if mask is not None else _views(args, lang)
     no_color = args.no_color or "NO_COLOR" in os.environ
     ascii = ascii_wanted(args.ascii) or not can_encode(sys.stdout, "✓▏")
@@ -247,34 +248,6 @@ def _on_a_terminal() -> bool:
         return False
 
 
-def _mask_doc(args, lang: str):
-    """--mask FILE read and diagnosed before the app starts (a bad file: one
-    line, exit 2); None without --mask."""
-    if args.mask is None:
-        for dest, option in (("mask_batch", "--batch"), ("mask_head", "--head"), ("mask_scores", "--scores"),
-                             ("mask_block", "--block"), ("mask_q_len", "--q-len"), ("mask_kv_len", "--kv-len"),
-                             ("mask_key", "--key")):
-            if getattr(args, dest) is not None:
-                raise UsageError(t("cli.mask_only", lang, option=option))
-        return None
-    if os.path.isdir(args.mask):  # a capture folder: its calls, one table at a time
-        from maskattn_tui.capture.picker import open_capture
-
-        return open_capture(args.mask)
-    from maskattn_tui.scale.mask_mod import is_spec
-
-    if is_spec(args.mask):  # FILE.py:NAME, a mask_mod: the user's code, run on their request
-        from maskattn_tui.scale.mask_open import open_mask_mod
-
-        return open_mask_mod(args.mask, args.mask_q_len, args.mask_kv_len, args.mask_batch, args.mask_head,
-                             args.mask_scores)
-    if args.mask_q_len is not None or args.mask_kv_len is not None:
-        raise UsageError(t("cli.mask_only", lang, option="--q-len" if args.mask_q_len is not None else "--kv-len"))
-    from maskattn_tui.doctor.mask_open import open_mask
-
-    return open_mask(args.mask, args.mask_batch, args.mask_head, args.mask_scores, key=args.mask_key)
-
-
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
@@ -295,7 +268,7 @@ def cmd_tui(args, lang: str) -> int:
 
         mask = RuleDoc(big_config_from_args(args), lang)
     else:
-        mask = _mask_doc(args, lang)
+        mask = mask_doc(args, lang)
     from maskattn_tui.cli.labels import labels_from_args
 
     positions = (mask.tables.keys if mask is not None else config.past + config.new if config is not None
@@ -336,7 +309,7 @@ def _pause_gc(pause: bool) -> None:
     --help; the output is the same, and these runs allocate a few MB at
     most). pause=False undoes it, for export, which draws many frames. The
     TUI keeps it paused for its start and resumes it itself once its
-    first screen is drawn (tui.app.resume_gc). Not used for main(argv)
+    first screen is drawn (MaskattnApp._started). Not used for main(argv)
     called by a test or another program, whose process this is not."""
     import atexit
     import gc

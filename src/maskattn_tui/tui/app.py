@@ -31,7 +31,7 @@ from maskattn_tui.model.step_machine import PlayerState, new_player, shape_of
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
 from maskattn_tui.tui import layout as sizes
 from maskattn_tui.tui.actions import ExploreActions, PlayerActions
-from maskattn_tui.tui.layout import MIN_HEIGHT, MIN_WIDTH  # noqa: F401  (export reads them here)
+from maskattn_tui.tui.layout import MIN_HEIGHT, MIN_WIDTH, set_size  # noqa: F401  (export reads MIN_*)
 from maskattn_tui.tui.palette import FigureCommands, SafeCommandPalette
 from maskattn_tui.tui.screen import FigureScreen
 from maskattn_tui.tui.widgets.bars import BarsView
@@ -46,7 +46,7 @@ from maskattn_tui.tui.widgets.too_small import TooSmall
 
 if TYPE_CHECKING:
     from maskattn_tui.explore.config import ExploreConfig
-    from maskattn_tui.explore.session import ExploreSession, Problem
+    from maskattn_tui.explore.session import ExploreSession
 
 #: Signals that end the app with the terminal restored (SIGINT is Textual's).
 EXIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
@@ -75,7 +75,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self._timer: Timer | None = None
         self._exit_timer: Timer | None = None
         #: The CLI paused the garbage collector for the start: resumed once
-        #: the first screen is drawn (resume_gc).
+        #: the first screen is drawn (then gc.freeze, gc.enable).
         self.gc_paused = False
         #: exit() was called: no more actions (the app is closing).
         self.quitting = False
@@ -109,10 +109,6 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     @property
     def zoomed(self) -> bool:
         return self.model.zoomed
-
-    @property
-    def explore_problem(self) -> Problem | None:
-        return self.model.problem
 
     @property
     def main_screen(self) -> FigureScreen:
@@ -167,7 +163,8 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self.ready = True
         if self.gc_paused:
             self.gc_paused = False
-            resume_gc()
+            gc.freeze()  # what the start made stays out of later collections
+            gc.enable()
 
     def on_resize(self, event: events.Resize) -> None:
         # This handler runs before App._on_resize stores the new size (ours
@@ -376,26 +373,6 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
             self._exit_timer = self.set_timer(self.state.dwell, lambda: self.exit(return_code=0))
 
 
-def set_size(widget, **sizes: int | None) -> None:
-    """Set a widget's width / height in cells (None: back to its CSS),
-    touching the styles only when they change (each change is a layout)."""
-    for name, value in sizes.items():
-        rule = widget.styles.inline.get_rule(name)
-        if value is None:
-            if rule is not None:
-                setattr(widget.styles, name, None)
-        elif rule is None or rule.unit.name != "CELLS" or rule.value != value:
-            setattr(widget.styles, name, value)
-
-
-def resume_gc() -> None:
-    """After a start with the garbage collector paused (the CLI pauses it
-    before importing the app): keep what the start made out of later
-    collections (gc.freeze), then collect as usual."""
-    gc.freeze()
-    gc.enable()
-
-
 def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
              exit_at_end: bool = False, explore: ExploreConfig | None = None, experiments: tuple[str, ...] = (),
              lens: bool = False, spec: StepSpec | None = None, mask=None, block: int | None = None,
@@ -404,9 +381,8 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
     `experiments` switched on and the API lens if `lens`); `e` toggles
     between the two. `spec`: a single step instead of the F12 five.
     `exit_at_end`: once playback reaches the last step, wait one dwell and
-    exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask
-    mode at start, in blocks of `block` (None: auto). `labels`: a token
-    label per absolute position (--labels), on the grid and mask mode."""
+    exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask mode
+    in blocks of `block` (None: auto). `labels`: one per position (--labels)."""
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)

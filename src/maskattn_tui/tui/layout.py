@@ -95,3 +95,15 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
     else:
         grid_w = min(fw, room.width) + PANE_CELLS
     return Layout(wide, room, grid_w, grid_h, body_w, body_h, grid_w if not zoomed else body_w, stacked)
+
+
+def set_size(widget, **sizes: int | None) -> None:
+    """Set a widget's width / height in cells (None: back to its CSS),
+    touching the styles only when they change (each change is a layout)."""
+    for name, value in sizes.items():
+        rule = widget.styles.inline.get_rule(name)
+        if value is None:
+            if rule is not None:
+                setattr(widget.styles, name, None)
+        elif rule is None or rule.unit.name != "CELLS" or rule.value != value:
+            setattr(widget.styles, name, value)
