@@ -46,6 +46,16 @@ async def settled(pilot) -> None:
     await pilot.pause()
 
 
+def steady_cursors(app) -> None:
+    """A focused text box's cursor blinks on a timer: shown steadily, so a
+    screenshot does not depend on when it was taken."""
+    from textual.widgets import Input
+
+    for screen in app.screen_stack:
+        for box in screen.query(Input):
+            box.cursor_blink = False
+
+
 @pytest.fixture
 def snap_compare(snap_compare):
     """pytest-textual-snapshot's snap_compare, but the screenshot shows the
@@ -68,6 +78,7 @@ def snap_compare(snap_compare):
             if keys:
                 await pilot.press(*keys)
                 await settled(pilot)
+            steady_cursors(pilot.app)
 
         return snap_compare(app, *args, run_before=settle, **kwargs)
 
