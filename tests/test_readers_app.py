@@ -69,7 +69,7 @@ async def test_o_on_a_fifo_is_a_notice_not_a_frozen_app(tmp_path):
         async with app.run_test(size=(100, 30)) as pilot:
             seen = recorded(app)
             await open_file(pilot, str(tmp_path / name))
-            assert isinstance(app.screen, FigureScreen) and app.explore.config == config
+            assert isinstance(app.screen, FigureScreen) and app.model.session.config == config
             assert "not a regular file" in seen[-1] or "FIFO" in seen[-1], seen
 
 

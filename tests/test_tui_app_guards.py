@@ -27,7 +27,7 @@ async def test_the_palette_dismissed_twice_keeps_the_screen_under_it():
         assert app.is_running and app.return_code is None
         assert app.screen is app.main_screen and len(app.screen_stack) == 1
         await pilot.press("right")
-        assert app.state.step == 2  # the figure's keys work again
+        assert app.model.player.step == 2  # the figure's keys work again
 
 
 async def test_a_palette_command_runs_once_for_several_enters(monkeypatch):
@@ -63,7 +63,7 @@ async def test_space_then_e_in_one_burst_leaves_no_focus_in_the_hidden_panel():
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.model.session.config == before  # nothing changed unseen
-        assert app.state.row == 1 or app.state.rows == 1  # ↓ went to the figure
+        assert app.model.player.row == 1 or app.model.player.rows == 1  # ↓ went to the figure
 
 
 @pytest.mark.parametrize("text", ["abc", "99", "-1"])

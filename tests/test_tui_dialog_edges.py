@@ -30,7 +30,7 @@ async def test_a_nul_in_the_save_or_open_path_is_a_message(tmp_path):
         await answer(pilot, "s", str(tmp_path / "x\0y.toml"))
         await answer(pilot, "o", str(tmp_path / "x\0y.toml"))
         assert len(seen) == 2 and all("NUL" in m for m in seen), seen
-        assert app.explore.config == config and len(app.screen_stack) == 1
+        assert app.model.session.config == config and len(app.screen_stack) == 1
 
 
 async def test_dev_zero_in_the_open_dialog_is_a_message():
@@ -39,7 +39,7 @@ async def test_dev_zero_in_the_open_dialog_is_a_message():
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
         await answer(pilot, "o", "/dev/zero")
-        assert seen and "not a regular file" in seen[-1] and app.explore.config == config
+        assert seen and "not a regular file" in seen[-1] and app.model.session.config == config
 
 
 async def test_file_names_that_look_like_markup_are_shown_as_they_are(tmp_path):

@@ -24,15 +24,15 @@ async def test_starts_in_explore_mode_with_a_configuration():
     app = make_app(explore=config)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert app.explore.active and app.screen.has_class("-explore")
-        assert app.state.steps == 1 and app.state.rows == 3
+        assert app.model.exploring and app.screen.has_class("-explore")
+        assert app.model.player.steps == 1 and app.model.player.rows == 3
         assert app.query_one("#controls").display
         assert app.query_one("#x-past", Input).value == "4"
         assert "past = 4, new = 3" in app.query_one("#player").render().plain
         assert app.focused is None  # the keys belong to the figure
         await drained(pilot)
         # The selects show the configuration; mounting them changed nothing.
-        assert app.explore.config == config
+        assert app.model.session.config == config
         assert app.query_one("#x-pad-side", Select).value == "right"
         assert app.query_one("#x-empty-row-policy", Select).value == "uniform"
 
@@ -41,29 +41,29 @@ async def test_e_toggles_explore_mode_and_the_figure_comes_back_as_it_was():
     app = make_app(step=3)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("up")
-        figure_state = app.state
+        figure_state = app.model.player
         await pilot.press("e")
-        assert app.explore.active and app.state.steps == 1 and app.screen.has_class("-explore")
+        assert app.model.exploring and app.model.player.steps == 1 and app.screen.has_class("-explore")
         await pilot.press("down")
-        assert app.state.row == 1
+        assert app.model.player.row == 1
         await pilot.press("right", "space")  # player keys mean nothing here
-        assert app.state.step == 1 and not app.state.playing
+        assert app.model.player.step == 1 and not app.model.player.playing
         await pilot.press("e")
-        assert not app.explore.active and not app.screen.has_class("-explore")
-        assert app.state == figure_state
+        assert not app.model.exploring and not app.screen.has_class("-explore")
+        assert app.model.player == figure_state
         await pilot.press("e")  # the configuration is remembered
-        assert app.explore.active and app.state.steps == 1
+        assert app.model.exploring and app.model.player.steps == 1
 
 
 async def test_a_text_box_applies_a_good_value():
     app = make_app(explore=ExploreConfig())
     async with app.run_test(size=(100, 30)) as pilot:
         await type_into(pilot, "x-past", "5")
-        assert app.explore.config.past == 5
-        assert app.views[0].table.key_positions == tuple(range(7))
+        assert app.model.session.config.past == 5
+        assert app.model.views[0].table.key_positions == tuple(range(7))
         assert problem_text(app) == ""
         await type_into(pilot, "x-temperature", "0.5")
-        assert app.explore.config.temperature == 0.5
+        assert app.model.session.config.temperature == 0.5
         assert "temperature = 0.5" in app.query_one("#condition").render().plain.replace("\xa0", " ")
 
 
@@ -84,11 +84,11 @@ async def test_an_out_of_range_value_keeps_the_state_and_says_why():
     app = make_app(explore=ExploreConfig())
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
-        before = app.explore
+        before = app.model.session
         for widget_id, text, field, kept, words in REFUSED:
             case, count = (widget_id, text), len(seen)
             await type_into(pilot, widget_id, text)
-            assert app.explore == before and getattr(app.explore.config, field) == kept, case
+            assert app.model.session == before and getattr(app.model.session.config, field) == kept, case
             assert app.query_one(f"#{widget_id}", Input).value == (f"{kept:g}" if isinstance(kept, float)
                                                                    else str(kept)), case
             assert len(seen) > count and all(w in seen[-1] for w in words), (case, seen)
@@ -102,7 +102,7 @@ async def test_the_refusal_follows_the_language():
         await type_into(pilot, "x-past", "99")
         assert "kept" in problem_text(app)
         await pilot.press("escape", "L")
-        assert app.state.lang == "zh" and app.explore.config.past == 3
+        assert app.model.player.lang == "zh" and app.model.session.config.past == 3
         assert "保留" in problem_text(app)
 
 
@@ -112,7 +112,7 @@ async def test_leaving_a_text_box_applies_it_too():
         await type_into(pilot, "x-new", "4", submit=False)
         await pilot.press("tab")
         await pilot.pause()
-        assert app.explore.config.new == 4 and app.state.rows == 4
+        assert app.model.session.config.new == 4 and app.model.player.rows == 4
 
 
 async def test_selects_and_the_causal_checkbox():
@@ -121,37 +121,37 @@ async def test_selects_and_the_causal_checkbox():
         app.query_one("#x-pad-side", Select).focus()
         await pilot.press("enter", "down", "enter")
         await pilot.pause()
-        assert app.explore.config.pad_side == "right"
+        assert app.model.session.config.pad_side == "right"
         app.query_one("#x-empty-row-policy", Select).focus()
         await pilot.press("enter", "down", "down", "enter")
         await pilot.pause()
-        assert app.explore.config.empty_row_policy == "zeros"
+        assert app.model.session.config.empty_row_policy == "zeros"
         condition = app.query_one("#condition")
         assert " causal " in condition.render().plain and "not causal" not in condition.render().plain
-        assert app.views[0].table.causal
+        assert app.model.views[0].table.causal
         app.query_one("#x-causal", Checkbox).focus()
         await pilot.press("space")
         await pilot.pause()
-        assert app.explore.config.causal is False
+        assert app.model.session.config.causal is False
         # Both: the condition line says it and the table is built without the rule
         # (with PAD k4 on the right, the cells happen to be the same either way).
         assert "not causal" in condition.render().plain.replace("\xa0", " ")
-        assert not app.views[0].table.causal
+        assert not app.model.views[0].table.causal
 
 
 async def test_set_v_and_a_score_directly():
     app = make_app(explore=ExploreConfig(past=3, new=2))
     async with app.run_test(size=(100, 30)) as pilot:
         await type_into(pilot, "x-assign", "V[future]=9999")
-        assert app.explore.config.v_override == ((4, 9999.0),)
+        assert app.model.session.config.v_override == ((4, 9999.0),)
         assert app.query_one("#x-assign", Input).value == ""
         assert "V[4]=9999" in str(app.query_one("#x-overrides", Static).render())
         await type_into(pilot, "x-assign", "S[0,1]=4")
-        assert app.explore.config.score_override == ((0, 1, 4.0),)
-        assert app.views[0].result.scores[0][1] == 4.0
+        assert app.model.session.config.score_override == ((0, 1, 4.0),)
+        assert app.model.views[0].result.scores[0][1] == 4.0
         seen = recorded(app)
         await type_into(pilot, "x-assign", "V[7]=1")
-        assert app.explore.config.v_override == ((4, 9999.0),)
+        assert app.model.session.config.v_override == ((4, 9999.0),)
         assert seen and "0 to 4" in seen[-1]
 
 
@@ -160,24 +160,24 @@ async def test_experiment_and_lens_keys():
     async with app.run_test(size=(100, 30)) as pilot:
         assert not app.query_one("#lab-pane").display or not app.screen.has_class("-lab")
         await pilot.press("1", "3")
-        assert app.explore.experiments == ("leak-probe", "polarity-bug")
+        assert app.model.session.experiments == ("leak-probe", "polarity-bug")
         assert app.screen.has_class("-lab")
         assert app.query_one("#x-leak-probe", Checkbox).value
         await pilot.press("a")
-        assert app.explore.lens and app.query_one("#x-lens", Checkbox).value
+        assert app.model.session.lens and app.query_one("#x-lens", Checkbox).value
         await pilot.pause()
         assert app.query_one("#lab-pane").region.area > 0
         await pilot.press("1", "3", "a")
-        assert app.explore.experiments == () and not app.explore.lens
+        assert app.model.session.experiments == () and not app.model.session.lens
         assert not app.screen.has_class("-lab")
 
 
 async def test_experiment_keys_do_nothing_outside_explore_mode():
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        before = app.explore
+        before = app.model.session
         await pilot.press("1", "a", "s")
-        assert app.explore == before and len(app.screen_stack) == 1
+        assert app.model.session == before and len(app.screen_stack) == 1
 
 
 async def test_a_32_plus_32_grid_scrolls_and_stays_labelled():
@@ -189,7 +189,7 @@ async def test_a_32_plus_32_grid_scrolls_and_stays_labelled():
         await pilot.press("end")  # a player key: nothing happens
         for _ in range(40):
             await pilot.press("down")
-        assert app.state.row == 32 - 1
+        assert app.model.player.row == 32 - 1
         await pilot.pause()
         assert pane.scroll_y > 0  # the selected row q63 was scrolled into view
         bars = app.query_one("#bars").figure
@@ -211,7 +211,7 @@ async def test_save_writes_a_file_that_reads_back(tmp_path, monkeypatch):
         await pilot.press("enter")
         await pilot.pause()
         assert len(app.screen_stack) == 1
-    assert load_scenario(tmp_path / "maskattn-scenario.toml") == app.explore.config
+    assert load_scenario(tmp_path / "maskattn-scenario.toml") == app.model.session.config
 
 
 async def test_a_dialog_answers_once(tmp_path):
@@ -273,12 +273,12 @@ async def test_a_bad_scenario_file_keeps_the_state(tmp_path):
     app = make_app(explore=ExploreConfig(past=4))
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
-        before = (app.explore, app.state, app.views)
+        before = (app.model.session, app.model.player, app.model.views)
         for name, content, words in BAD_SCENARIOS:
             bad = tmp_path / f"{name}.toml"
             bad.write_text(content, encoding="utf-8")
             await open_file(pilot, str(bad))
-            assert (app.explore, app.state, app.views) == before, name
+            assert (app.model.session, app.model.player, app.model.views) == before, name
             assert seen and str(bad) in seen[-1], (name, seen)
             assert all(w in seen[-1] for w in words), (name, seen[-1])
 
@@ -288,7 +288,7 @@ async def test_a_missing_file_keeps_the_state(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         seen = recorded(app)
         await open_file(pilot, str(tmp_path / "nowhere.toml"))
-        assert not app.explore.active and app.state.steps == 5
+        assert not app.model.exploring and app.model.player.steps == 5
         assert "nowhere.toml" in seen[-1]
 
 
@@ -298,7 +298,7 @@ async def test_a_good_scenario_file_is_shown(tmp_path):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await open_file(pilot, str(good))
-        assert app.explore.active and app.explore.config == ExploreConfig(past=6, new=2, causal=False)
+        assert app.model.exploring and app.model.session.config == ExploreConfig(past=6, new=2, causal=False)
         assert app.query_one("#x-past", Input).value == "6"
         assert not app.query_one("#x-causal", Checkbox).value
 
@@ -308,7 +308,7 @@ def test_cli_passes_the_explore_options_to_the_app(monkeypatch):
     monkeypatch.setattr(MaskattnApp, "run", lambda self, *a, **k: made.append(self))
     assert cli.main(["--past", "4", "--new", "3", "--no-causal", "--experiment", "leak-probe", "--lens", "hf"]) == 0
     app = made[-1]
-    assert app.explore == ExploreSession(
+    assert app.model.session == ExploreSession(
         config=ExploreConfig(past=4, new=3, causal=False), experiments=("leak-probe",), lens=True, active=True)
     assert cli.main([]) == 0
     assert not made[-1].explore.active
@@ -324,7 +324,7 @@ def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
 
 
 def assert_consistent(app: MaskattnApp) -> None:
-    session, state, views = app.explore, app.state, app.views
+    session, state, views = app.model.session, app.model.player, app.model.views
     assert isinstance(session.config, ExploreConfig)  # always a validated one
     if session.active:
         assert state.steps == 1 and len(views) == 1
@@ -367,10 +367,10 @@ async def test_random_explore_keys_and_resizes_never_break(tmp_path, monkeypatch
         assert_consistent(app)
         assert app.query_one("#body").region.area > 0, (app.screen_stack, app.screen.classes, app.size)
         # ... and still answers: explore on, a value typed into the panel.
-        if not app.explore.active:
+        if not app.model.exploring:
             await pilot.press("e")
         await type_into(pilot, "x-new", "7")
-        assert app.explore.config.new == 7 and app.state.rows == 7
+        assert app.model.session.config.new == 7 and app.model.player.rows == 7
     assert app.return_code in (None, 0)
     # The keys reached explore mode and changed it in several ways.
     assert sum(s.active for s in sessions) > 5

@@ -154,7 +154,7 @@ async def test_the_explanation_says_which_row_it_is_about(lang, step):
         assert f"▶ q{spec.query_positions[focus]}" in head and "●" in head
         await pilot.press("down" if focus < 2 else "up")
         await settle(pilot)
-        row = app.state.row
+        row = app.model.player.row
         assert row != focus
         head = " ".join(lines_of(explain)[:4])
         assert f"▶ q{spec.query_positions[focus]}" in head

@@ -167,7 +167,7 @@ async def test_o_in_explore_mode_opens_a_mask_and_esc_comes_back(tmp_path):
         assert "rows are counted from the top-left corner" in explain
         await pilot.press("escape")
         await pilot.pause()
-        assert isinstance(app.screen, FigureScreen) and app.explore.config == config
+        assert isinstance(app.screen, FigureScreen) and app.model.session.config == config
 
 
 async def test_a_bad_mask_file_is_one_line_and_nothing_changes(tmp_path):
@@ -183,7 +183,7 @@ async def test_a_bad_mask_file_is_one_line_and_nothing_changes(tmp_path):
             if content is not None:
                 path.write_bytes(content)
             await open_file(pilot, str(path))
-            assert isinstance(app.screen, FigureScreen) and app.explore.config == config, name
+            assert isinstance(app.screen, FigureScreen) and app.model.session.config == config, name
             assert seen and str(path) in seen[-1] and "\n" not in seen[-1], (name, seen)
             assert words in seen[-1].lower(), (name, seen[-1])
 

@@ -120,9 +120,9 @@ async def test_make_app_with_a_spec_shows_that_single_step():
         header = app.query_one("#player").render().plain
         assert "Explore: a test configuration" in header and "explore mode" in header
         await pilot.press("right", "end", "left", "home")
-        assert app.state.step == 1 and app.state.steps == 1
+        assert app.model.player.step == 1 and app.model.player.steps == 1
         await pilot.press("down")
-        assert app.state.row == 1
+        assert app.model.player.row == 1
         await pilot.press("L")
         assert "探索" in app.query_one("#player").render().plain
 
@@ -130,7 +130,7 @@ async def test_make_app_with_a_spec_shows_that_single_step():
 @pytest.mark.parametrize("step", [0, 6, 99])
 def test_make_app_clamps_the_step(step):
     app = make_app(step=step)
-    assert 1 <= app.state.step <= 5
+    assert 1 <= app.model.player.step <= 5
 
 
 def test_widgets_never_assign_the_state():

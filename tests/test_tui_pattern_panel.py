@@ -33,11 +33,11 @@ async def test_a_preset_applies_and_a_field_change_unmatches_it():
         app.query_one("#x-preset", Select).value = "draft-tree"
         await pilot.pause()
         await pilot.pause()
-        assert app.explore.config.tree == (-1, 0, 0, 1, 2)
+        assert app.model.session.config.tree == (-1, 0, 0, 1, 2)
         assert app.query_one("#x-tree", Input).value == "-1,0,0,1,2"
-        assert app.views[0].table.query_position_ids == (3, 4, 4, 5, 5)
+        assert app.model.views[0].table.query_position_ids == (3, 4, 4, 5, 5)
         await type_into(pilot, "x-past", "4")  # the tree needs new = 5: past alone is fine
-        assert app.explore.config.past == 4
+        assert app.model.session.config.past == 4
         assert app.query_one("#x-preset", Select).value == Select.NULL
 
 
@@ -47,12 +47,12 @@ async def test_a_refused_value_comes_back_selected_with_the_reason():
         await pilot.pause()
         await type_into(pilot, "x-window", "0")
         box = app.query_one("#x-window", Input)
-        assert app.explore.config.window == 3 and box.value == "3"
+        assert app.model.session.config.window == 3 and box.value == "3"
         assert "window must be from 1 to 64" in problem_text(app)
         assert (box.selection.start, box.selection.end) == (0, 1)  # cursor at the end, all selected
         await pilot.press("5", "enter")  # typing replaces the kept value
         await pilot.pause()
-        assert app.explore.config.window == 5
+        assert app.model.session.config.window == 5
 
 
 async def test_long_digit_runs_do_not_freeze_the_box():
@@ -63,7 +63,7 @@ async def test_long_digit_runs_do_not_freeze_the_box():
         start = time.process_time()  # this process's CPU: a loaded machine's waits do not count
         await type_into(pilot, "x-temperature", "1" * 24 + "x")
         assert time.process_time() - start < 3.0
-        assert app.explore.config.temperature == 1.0
+        assert app.model.session.config.temperature == 1.0
         assert "must be a number" in problem_text(app)
 
 
@@ -73,5 +73,5 @@ async def test_the_v_placeholder_is_valid_for_the_configuration():
         await pilot.pause()
         placeholder = app.query_one("#x-assign", Input).placeholder
         assert placeholder == "V[1]=9999"
-        s, problem = app.explore.assign(placeholder)
+        s, problem = app.model.session.assign(placeholder)
         assert problem is None

@@ -50,8 +50,8 @@ async def test_starts_still_at_step_1():
     app = make_app()
     async with app.run_test() as pilot:
         await pilot.pause()
-        assert app.state == new_player(SHAPES)
-        assert not app.state.playing
+        assert app.model.player == new_player(SHAPES)
+        assert not app.model.player.playing
 
 
 @pytest.mark.parametrize(
@@ -71,34 +71,34 @@ async def test_keys_change_state_as_the_machine_says(keys):
         for key in keys:
             await pilot.press(key)
             expected = MODEL[key](expected)
-            assert app.state == expected, key
+            assert app.model.player == expected, key
 
 
 async def test_playback_reaches_the_last_step_and_stops():
     app = make_app(play=True, dwell=0.25)
     async with app.run_test() as pilot:
-        assert app.state.playing
-        await until(pilot, lambda: app.state.at_last, "at the last step")
+        assert app.model.player.playing
+        await until(pilot, lambda: app.model.player.at_last, "at the last step")
         await pilot.pause(0.6)  # more than two dwells after the end: nothing more happens
-        assert app.state.step == 5
-        assert not app.state.playing
+        assert app.model.player.step == 5
+        assert not app.model.player.playing
         assert app.return_code is None  # still running, no error
 
 
 async def test_manual_step_pauses_playback():
     app = make_app(play=True, dwell=10.0)
     async with app.run_test() as pilot:
-        assert app.state.playing
+        assert app.model.player.playing
         await pilot.press("right")
-        assert app.state.step == 2
-        assert not app.state.playing
+        assert app.model.player.step == 2
+        assert not app.model.player.playing
 
 
 async def test_play_at_the_last_step_restarts():
     app = make_app(step=5, dwell=10.0)
     async with app.run_test() as pilot:
         await pilot.press("space")
-        assert app.state.step == 1 and app.state.playing
+        assert app.model.player.step == 1 and app.model.player.playing
 
 
 async def test_exit_at_end_exits_zero_after_the_last_step():
@@ -106,21 +106,21 @@ async def test_exit_at_end_exits_zero_after_the_last_step():
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.return_code is not None, "exited")
     assert app.return_code == 0
-    assert app.state.step == 5
+    assert app.model.player.step == 5
 
 
 async def test_language_switch_keeps_step_and_row():
     app = make_app(step=3)
     async with app.run_test() as pilot:
         await pilot.press("up")
-        before = app.state
+        before = app.model.player
         await pilot.press("L")
-        assert app.state.lang == "zh"
-        assert (app.state.step, app.state.row) == (before.step, before.row) == (3, 1)
+        assert app.model.player.lang == "zh"
+        assert (app.model.player.step, app.model.player.row) == (before.step, before.row) == (3, 1)
         condition = app.query_one("#condition").render()
         assert "条件" in condition.plain
         await pilot.press("L")
-        assert app.state == before
+        assert app.model.player == before
 
 
 @pytest.mark.parametrize("step,row", [(1, 2), (3, 0), (5, 1)], ids=["step1-row2", "step3-row0", "step5-row1"])
@@ -133,18 +133,18 @@ async def test_click_on_a_grid_row_selects_it(step, row):
         assert lines, "the row is drawn somewhere"
         # Offsets count from the border (the pane title), content lines from under it.
         assert await pilot.click("#grid", offset=(4, lines[0] + grid.styles.gutter.top))
-        assert app.state.row == row
-        assert app.state.step == step
+        assert app.model.player.row == row
+        assert app.model.player.step == step
 
 
 async def test_click_outside_the_rows_changes_nothing():
     app = make_app(step=3)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        before = app.state
+        before = app.model.player
         await pilot.click("#grid", offset=(2, 0))  # the top border
         await pilot.click("#grid", offset=(4, 1))  # the key header
-        assert app.state == before
+        assert app.model.player == before
 
 
 async def test_help_lists_every_binding_and_blocks_figure_keys():
@@ -160,13 +160,13 @@ async def test_help_lists_every_binding_and_blocks_figure_keys():
             assert command.display in text
             assert t(command.help, "en") in words
         assert app.screen.query_one("#keys-table")
-        before = app.state
+        before = app.model.player
         await pilot.press("right", "space", "L")
-        assert app.state == before
+        assert app.model.player == before
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("right")
-        assert app.state.step == 3
+        assert app.model.player.step == 3
 
 
 async def test_zoom_enlarges_the_figure_and_back():
@@ -174,15 +174,15 @@ async def test_zoom_enlarges_the_figure_and_back():
     async with app.run_test() as pilot:
         body = app.query_one("#body")
         await pilot.press("z")
-        assert app.zoomed and body.has_class("-zoomed")
+        assert app.model.zoomed and body.has_class("-zoomed")
         await pilot.pause()
         assert not app.query_one("#bars").display or app.query_one("#bars").region.area == 0
         assert app.query_one("#grid").region.height > 15
         assert "z: back" in app.query_one("#grid").border_title  # the title says how to go back
         await pilot.press("z")
         await pilot.pause()
-        assert not app.zoomed and app.query_one("#bars").region.area > 0
-        assert app.state.step == 4
+        assert not app.model.zoomed and app.query_one("#bars").region.area > 0
+        assert app.model.player.step == 4
 
 
 async def test_too_small_notice_and_recovery():
@@ -200,7 +200,7 @@ async def test_too_small_notice_and_recovery():
         await pilot.resize_terminal(MIN_WIDTH, MIN_HEIGHT)
         await pilot.pause()
         assert notice.region.area == 0 and app.query_one("#body").region.area > 0
-        assert app.state.step == 2
+        assert app.model.player.step == 2
 
 
 async def test_command_palette_goes_to_a_step():
@@ -212,7 +212,7 @@ async def test_command_palette_goes_to_a_step():
         await searched(pilot)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.state.step == 4
+        assert app.model.player.step == 4
 
 
 async def test_quit():
@@ -253,14 +253,14 @@ async def test_random_keys_and_resizes_never_break(tmp_path, monkeypatch):
             for _ in range(20):
                 send_key(app, rng.choice(keys))
             await pilot.pause()
-            assert_valid(app.state)
+            assert_valid(app.model.player)
             if width >= MIN_WIDTH and height >= MIN_HEIGHT and app.screen is app.screen_stack[0]:
                 header = app.query_one("#player").render().plain
-                assert f"{app.state.step} / 5" in header or f"{app.state.step} / 5 步" in header
+                assert f"{app.model.player.step} / 5" in header or f"{app.model.player.step} / 5 步" in header
         await pilot.press("escape")
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
-        assert_valid(app.state)
+        assert_valid(app.model.player)
         assert app.query_one("#body").region.area > 0
     assert len(seen) > BURSTS * 20 // 5  # the keys really went through the machine (help blocks some)
     for state in seen:
@@ -276,13 +276,13 @@ async def test_command_palette_switches_language_and_plays():
         await searched(pilot)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.state.lang == "zh" and app.state.step == 2
+        assert app.model.player.lang == "zh" and app.model.player.step == 2
         await pilot.press("ctrl+p")
         await pilot.press(*"播放")
         await searched(pilot)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.state.playing
+        assert app.model.player.playing
 
 
 async def test_keys_typed_after_q_in_one_burst_do_nothing():
@@ -296,4 +296,4 @@ async def test_keys_typed_after_q_in_one_burst_do_nothing():
             app.post_message(events.Key(ch, ch))
         await drained(pilot)
     assert app.return_code == 0
-    assert not app.explore.active
+    assert not app.model.exploring

@@ -231,7 +231,7 @@ async def test_the_palette_obeys_availability():
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await app.run_command("play")  # Space is refused in explore mode: so is the palette's Play
-        assert not app.state.playing
+        assert not app.model.player.playing
         await pilot.press("s")
         await settle(pilot)
         dialogs = len(app.screen_stack)
@@ -249,7 +249,7 @@ async def test_the_dwell_at_its_limit_says_why(dwell, key, limit):
         await settle(pilot)
         await pilot.press(key)
         await settle(pilot)
-        assert app.state.dwell == dwell
+        assert app.model.player.dwell == dwell
         assert said == [t(f"tui.notice.dwell_{limit}", "en", seconds=f"{dwell:g}")]
 
 
