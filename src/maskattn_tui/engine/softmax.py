@@ -32,9 +32,18 @@ def check_policy(policy: str) -> str:
     return policy
 
 
+def _numpy(*values) -> bool:
+    # Told by the type's module, so that a list never imports numpy.
+    return any(type(v).__module__ == "numpy" for v in values)
+
+
 def stable_softmax(values: Sequence[float], temperature: float = 1.0) -> list[float]:
     """softmax(values / temperature), shifted by the maximum so that large
-    scores (1000, 1001, 1002) do not overflow. -inf entries get exactly 0."""
+    scores (1000, 1001, 1002) do not overflow. -inf entries get exactly 0.
+    A numpy row gives a numpy row (engine.softmax_np, the same rule)."""
+    if _numpy(values):
+        from maskattn_tui.engine.softmax_np import softmax_row
+        return softmax_row(values, None, check_temperature(temperature))
     if len(values) == 0:
         raise MaskattnError("softmax_empty")
     temperature = check_temperature(temperature)
@@ -56,8 +65,12 @@ def masked_softmax(
 ) -> list[float]:
     """Softmax over the allowed cells only; blocked cells get exactly 0.0.
 
-    A row with no allowed cell follows `policy` (see EMPTY_ROW_POLICIES)."""
+    A row with no allowed cell follows `policy` (see EMPTY_ROW_POLICIES).
+    Numpy scores or mask give a numpy row (engine.softmax_np, the same rule)."""
     check_policy(policy)
+    if _numpy(scores, allowed):
+        from maskattn_tui.engine.softmax_np import softmax_row
+        return softmax_row(scores, allowed, check_temperature(temperature), policy)
     if len(scores) != len(allowed):
         raise MaskattnError("mask_length", scores=len(scores), mask=len(allowed))
     if not any(allowed):
