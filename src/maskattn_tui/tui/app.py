@@ -89,27 +89,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self.open_path: str | None = None
         self.set_reactive(MaskattnApp.model, new_model(views, state, session))
 
-    # -- the model and what is derived from it, by name ------------------------
-    @property
-    def state(self) -> PlayerState:
-        return self.model.player
-
-    @property
-    def explore(self) -> ExploreSession:
-        """The explore session (explore mode off and the default
-        configuration before it was first asked for)."""
-        from maskattn_tui.model.app_model import idle_session
-
-        return self.model.session if self.model.session is not None else idle_session()
-
-    @property
-    def views(self) -> tuple[StepView, ...]:
-        return self.model.views
-
-    @property
-    def zoomed(self) -> bool:
-        return self.model.zoomed
-
+    # -- screens ----------------------------------------------------------------
     @property
     def main_screen(self) -> FigureScreen:
         """The figure's screen (under any help, palette or dialog)."""
@@ -150,7 +130,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self._relayout()
         self._sync_timer()
         self._titles()
-        if self.exit_at_end and self.state.at_last and not self.state.playing:
+        if self.exit_at_end and self.model.player.at_last and not self.model.player.playing:
             self._schedule_exit()
         self._catch_signals()
         if self.initial_mask is not None:
@@ -360,17 +340,17 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self.state.playing:
-            self._timer = self.set_interval(self.state.dwell, self._tick, name="playback")
+        if self.model.player.playing:
+            self._timer = self.set_interval(self.model.player.dwell, self._tick, name="playback")
 
     def _tick(self) -> None:
         self.model = self.model.with_player(PlayerState.tick)
-        if self.exit_at_end and self.state.at_last and not self.state.playing:
+        if self.exit_at_end and self.model.player.at_last and not self.model.player.playing:
             self._schedule_exit()
 
     def _schedule_exit(self) -> None:
         if self._exit_timer is None:
-            self._exit_timer = self.set_timer(self.state.dwell, lambda: self.exit(return_code=0))
+            self._exit_timer = self.set_timer(self.model.player.dwell, lambda: self.exit(return_code=0))
 
 
 def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
