@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maskattn_tui.doctor.mask_tables import MaskTables
+from maskattn_tui.engine.softmax import masked_softmax
 from maskattn_tui.errors import MaskattnError
 
 #: Generated scores are a standard normal per row, seeded by (SEED, row).
@@ -84,9 +85,5 @@ def row_weights(tables: MaskTables, row: int, scores: np.ndarray | None = None,
         s = np.asarray(scores[row] if scores.ndim == 2 else scores, dtype=np.float64)
         if not np.isfinite(s[visible]).all():
             raise MaskattnError("softmax_nan_inf")
-    weights = np.zeros(keys, dtype=np.float64)
-    if visible.any():
-        z = s[visible] / temperature
-        e = np.exp(z - z.max())  # shifted by the maximum: large scores do not overflow
-        weights[visible] = e / e.sum()
+    weights = masked_softmax(s, visible, temperature, "zeros")
     return RowWeights(row, tables.offset + row, s, visible, weights, scores is not None, real and scores is not None)
