@@ -19,6 +19,7 @@ import numpy as np
 
 from maskattn_tui.doctor.expect import ExpectOptions
 from maskattn_tui.doctor.rules import Rule
+from maskattn_tui.engine.softmax import stable_softmax
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _draw, _rng, _simple
 from maskattn_tui.explore.fields import BY_NAME
@@ -116,8 +117,7 @@ def row_numbers(config: BigConfig, runs: Runs, row: int) -> RowNumbers:
     k = _key_rows(config.seed, keys, "k", INPUT_DIM, lo, hi)
     v = _key_rows(config.seed, keys, "v", VALUE_DIM, vlo, vhi)[:, 0] * V_STEP
     scores = (k @ q) / math.sqrt(INPUT_DIM)
-    shifted = np.exp((scores - scores.max()) / config.temperature)
-    weights = shifted / math.fsum(shifted)
+    weights = stable_softmax(scores, config.temperature)
     order = np.argsort(-weights, kind="stable")[:TOP]
     top = tuple((int(keys[i]), float(weights[i]), float(scores[i]), float(v[i])) for i in order)
     return RowNumbers(row, position, is_pad, spans, int(keys.size), top, float(math.fsum(weights)),

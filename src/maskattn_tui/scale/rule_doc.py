@@ -19,6 +19,7 @@ import numpy as np
 
 from maskattn_tui.doctor.mask_bars import RowWeights
 from maskattn_tui.doctor.mask_text import Section, legend, view_line, _block_here, _cell_here
+from maskattn_tui.engine.softmax import stable_softmax
 from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _draw, _rng
 from maskattn_tui.i18n import t
 from maskattn_tui.scale.explore_big import TOP, BigConfig, row_numbers
@@ -90,8 +91,7 @@ class RuleDoc:
             q = np.array(_draw(_rng(config.seed, "q", config.options.past + row), INPUT_DIM, lo, hi), dtype=np.float64)
             k, _ = self._inputs(keys)
             s = (k @ q) / math.sqrt(INPUT_DIM)
-            e = np.exp((s - s.max()) / config.temperature)
-            scores[keys], weights[keys] = s, e / math.fsum(e)
+            scores[keys], weights[keys] = s, stable_softmax(s, config.temperature)
         kept = RowWeights(row, config.options.past + row, scores, visible, weights, False)
         if len(self._weights) >= WEIGHTS_KEPT:
             self._weights.pop(next(iter(self._weights)))
