@@ -72,3 +72,42 @@ def test_a_signal_restores_the_terminal(sig):
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(fd)
+
+
+def test_a_closed_terminal_ends_the_app():
+    """The pty's other end closes (tmux kill-session, a benchmark closing its
+    pty) while the app runs under a shell that ignores SIGHUP: only that
+    shell, the session leader, is told; the app reads end-of-file and must
+    exit rather than select and read again at once forever."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the session leader: ignores SIGHUP, runs the app and reports how it ended
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL")}
+        env.update(TERM="xterm-256color", LANG="C.UTF-8", COLUMNS="80", LINES="24")
+        app = os.fork()
+        if app == 0:
+            os.execvpe(sys.executable, [sys.executable, "-m", "maskattn_tui", "--lang", "en"], env)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(app, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                os._exit(10 if code == 128 + signal.SIGHUP else 11)
+            time.sleep(0.1)
+        os.kill(app, signal.SIGKILL)  # still running 15 s after the hangup: spinning
+        os._exit(12)
+    try:
+        started = read_until_quiet(fd, until=(ENTER_ALT_SCREEN, FIRST_PAINT))
+        assert ENTER_ALT_SCREEN in started and FIRST_PAINT in started
+        os.close(fd)  # the hangup
+        fd = -1
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 10  # the app ended, with 128 + SIGHUP
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass

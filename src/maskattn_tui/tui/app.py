@@ -13,7 +13,6 @@ when stepping."""
 from __future__ import annotations
 
 import gc
-import signal
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -31,6 +30,7 @@ from maskattn_tui.model.step_machine import PlayerState, new_player, shape_of
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
 from maskattn_tui.tui import layout as sizes
 from maskattn_tui.tui.actions import ExploreActions, PlayerActions
+from maskattn_tui.tui.driver import EXIT_SIGNALS, hangup_driver
 from maskattn_tui.tui.layout import MIN_HEIGHT, MIN_WIDTH, set_size  # noqa: F401  (export reads MIN_*)
 from maskattn_tui.tui.palette import FigureCommands, SafeCommandPalette
 from maskattn_tui.tui.screen import FigureScreen
@@ -48,9 +48,6 @@ if TYPE_CHECKING:
     from maskattn_tui.explore.config import ExploreConfig
     from maskattn_tui.explore.session import ExploreSession
 
-#: Signals that end the app with the terminal restored (SIGINT is Textual's).
-EXIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
-
 
 class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     CSS_PATH = "app.tcss"
@@ -66,7 +63,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 
     def __init__(self, figure: Figure, views: tuple[StepView, ...], state: PlayerState, glyphs: Glyphs = UNICODE,
                  exit_at_end: bool = False, session: ExploreSession | None = None, mask=None) -> None:
-        super().__init__()
+        super().__init__(driver_class=hangup_driver())
         #: A MaskDoc to show in mask mode at start (--mask), and its block size.
         self.initial_mask = mask
         self.figure = figure
