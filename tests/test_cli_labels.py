@@ -80,3 +80,40 @@ def test_the_apps_grid_shows_the_labels():
     lines = asyncio.run(grid_text())
     assert "▶● q1 cat │ ✓   ✓   F" in lines
     assert any(re.fullmatch(r" +│ The cat sat", line) for line in lines)
+
+
+def test_json_names_each_query_and_key(capsys):
+    import json
+
+    code, out, err = run(capsys, "json", "--past", "2", "--new", "3", "--labels", "The,cat,sat,on,mat")
+    assert code == 0, err
+    step = json.loads(out)["steps"][-1]
+    assert step["query_positions"] == [2, 3, 4] and step["key_positions"] == [0, 1, 2, 3, 4]
+    assert step["query_labels"] == ["sat", "on", "mat"]
+    assert step["key_labels"] == ["The", "cat", "sat", "on", "mat"]
+    code, out, err = run(capsys, "json", "--step", "5", "--labels", "a,b,c,d,e")
+    assert code == 0, err
+    step = json.loads(out)["steps"][0]
+    assert step["query_positions"] == [3, 4] and step["query_labels"] == ["d", "e"]
+
+
+def test_json_without_labels_has_no_label_fields(capsys):
+    import json
+
+    code, out, err = run(capsys, "json", "--step", "2")
+    assert "query_labels" not in json.loads(out)["steps"][0]
+
+
+def test_json_refuses_a_wrong_count(capsys):
+    code, out, err = run(capsys, "json", "--past", "2", "--new", "3", "--labels", "a,b")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "5 positions" in err
+
+
+def test_export_draws_the_labels_on_the_explore_frame(capsys, tmp_path):
+    code, out, err = run(capsys, "export", "--out", str(tmp_path), "--format", "txt", "--size", "100x30",
+                         "--past", "1", "--new", "2", "--labels", "Xa,Yb,Zc")
+    assert code == 0, err
+    explore = (tmp_path / "explore-en.txt").read_text(encoding="utf-8")
+    assert re.search(r"q1 Yb", explore) and re.search(r"q2 Zc", explore)
+    # the walkthrough's frames have 5 positions, not the configuration's 3: no labels there
+    assert "Yb" not in (tmp_path / "step2-en.txt").read_text(encoding="utf-8")

@@ -166,7 +166,13 @@ def cmd_json(args, lang: str) -> int:
         return show_big(args, lang, as_json=True)
     shown = _views(args, lang)
     doc = document(shown.views, lang)
+    from maskattn_tui.cli.labels import labels_at, labels_from_args
+
+    tokens = labels_from_args(args, max(len(v.table.key_positions) for v in shown.views))  # as print counts
     for view, step in zip(shown.views, doc["steps"]):
+        if tokens:
+            step["query_labels"] = labels_at(tokens, view.table.query_positions)
+            step["key_labels"] = labels_at(tokens, view.table.key_positions)
         if shown.config is not None:
             step["query_is_pad"] = list(shown.config.query_is_pad)
         if shown.lens_names:
@@ -220,10 +226,16 @@ def cmd_export(args, lang: str) -> int:
 
         explore = dict(explore=config, experiments=experiments_from_args(args) or (),
                        lens=lenses_from_args(args) is not None)
+    from maskattn_tui.cli.labels import labels_from_args
+
+    # The labels name the configuration's positions when there is one (its
+    # frame only), else the walkthrough's (every step's frame).
+    labels = labels_from_args(args, config.past + config.new if config is not None else STEP5_KEYS)
     out = Path(args.out)
     frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
     export.check_targets(out, frames, args.force)
-    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore)
+    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore,
+                               labels)
     export.write_all(out, drawn)  # ExportError (one line) if it cannot
     for path in drawn:
         sys.stdout.write(f"{path}\n")

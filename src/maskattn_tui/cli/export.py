@@ -136,10 +136,11 @@ async def _draw(make, size: tuple[int, int], fmt: str, title: str) -> str:
 
 
 def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str, ascii: bool,
-                explore: dict | None = None) -> dict[Path, str]:
+                explore: dict | None = None, labels: tuple[str, ...] | None = None) -> dict[Path, str]:
     """Every frame's file content, drawn by the real app, in memory.
     `explore`: make_app's keyword arguments for the explore frame (as the
-    CLI would start the app with those options)."""
+    CLI would start the app with those options). `labels` (--labels): on the
+    explore frame when there is one, else on every step's."""
     from maskattn_tui.tui.app import make_app
 
     drawn: dict[Path, str] = {}
@@ -148,7 +149,8 @@ def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str,
 
         def make(frame=frame, is_explore=is_explore):
             extra = dict(explore or {}) if is_explore else {}
-            return make_app(step=frame.step, lang=lang, ascii=ascii, **extra)
+            shown = labels if is_explore or explore is None else None
+            return make_app(step=frame.step, lang=lang, ascii=ascii, labels=shown, **extra)
 
         title = t("cli.export.svg_title", lang, frame=t(f"cli.export.frame.{'explore' if is_explore else 'step'}",
                                                           lang, k=frame.step))

@@ -1,6 +1,7 @@
 """--labels: a token label per absolute position, shown beside each query
 and over each key (as Hugging Face's AttentionMaskVisualizer shows the
-tokens), in the app's grid, `print` and mask mode.
+tokens), in the app's grid, `print`, mask mode and `export`'s frames, and
+as `query_labels` / `key_labels` in `json`.
 
     --labels "The,cat,sat,on,the"     a comma list
     --labels @tokens.txt              a text file: one label per line
@@ -79,3 +80,8 @@ def labels_from_args(args: argparse.Namespace, positions: int | None = None) -> 
     if positions is not None and len(labels) != positions:
         raise LabelsError("count", given=len(labels), positions=positions)
     return labels
+
+
+def labels_at(labels: tuple[str, ...], positions) -> list[str | None]:
+    """The label of each absolute position (None past the last label)."""
+    return [labels[p] if 0 <= p < len(labels) else None for p in positions]

@@ -249,6 +249,7 @@ def _print_arguments(p_print: Parser) -> None:
 
 def _json_arguments(p_json: Parser) -> None:
     _add_common(p_json, "cli.help.json_step")
+    _add_labels(p_json)
     _add_explore(p_json)
     _add_row(p_json)
 
@@ -273,6 +274,7 @@ def _export_arguments(p_export: Parser) -> None:
     p_export.add_argument("--format", choices=("svg", "txt"), default="svg", help=_h("cli.help.export_format"))
     p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
     _add_ascii(p_export)
+    _add_labels(p_export)
     _add_explore(p_export)
 
 
