@@ -93,15 +93,21 @@ def independent_reasons(c: ExploreConfig, p: int, k: int) -> tuple[str, ...]:
     """The rules written again, from the issue's words, without engine.rules."""
     n = c.past + c.new
     pad = set(range(c.pad)) if c.pad_side == "left" else set(range(n - c.pad, n))
+    pad |= {x for a, b in c.pad_keys or () for x in range(a, b + 1)}
+    island = any(a <= p <= b and a <= k <= b for a, b in c.bidirectional or ())
     out = []
     in_tree = c.tree is not None and p >= c.past and k >= c.past
     # A later key is future for draft nodes too (a parent comes before its
     # child, so a later node is never an ancestor: "future+tree").
-    if c.causal and k > p and not (c.prefix is not None and k < c.prefix):
+    if c.causal and k > p and not (c.prefix is not None and k < c.prefix) and not island:
         out.append("future")
     if k in pad:
         out.append("pad")
-    if c.window is not None and not (p - c.window < k):
+    if k >= n:  # an unused static-cache slot
+        out.append("slot")
+    right = c.window if c.window_right is None else c.window_right
+    if c.window is not None and not island and (
+            not (p - c.window < k) if c.causal else not (-c.window <= k - p <= right)):
         out.append("window")
     if c.chunk is not None:
         first = c.pad if c.pad_side == "left" else 0
@@ -132,12 +138,25 @@ def random_lengths(rng: random.Random, total: int) -> tuple[int, ...]:
 def random_config(rng: random.Random) -> ExploreConfig:
     past, new = rng.randint(0, 6), rng.randint(1, 6)
     n = past + new
-    kind = rng.choice(["window", "chunk", "prefix", "documents", "tree", "window+documents", "none"])
+    kind = rng.choice(["window", "chunk", "prefix", "documents", "tree", "window+documents", "none",
+                       "two-sided", "blocks", "window+blocks"])
     kw: dict = dict(past=past, new=new, pad=rng.randint(0, min(2, n)), pad_side=rng.choice(["left", "right"]))
     if kind != "tree":
-        kw["causal"] = rng.random() < 0.8 or kind in ("window", "prefix", "window+documents")
-    if "window" in kind:
+        kw["causal"] = rng.random() < 0.8 or kind in ("window", "prefix", "window+documents", "blocks",
+                                                     "window+blocks")
+    if kind == "two-sided":
+        kw["causal"] = False
+        kw["window_right"] = rng.choice([None, rng.randint(0, 3)])
+    if "window" in kind or kind == "two-sided":
         kw["window"] = rng.randint(1, 5)
+    if "blocks" in kind:
+        a = rng.randint(0, n - 1)
+        kw["bidirectional"] = ((a, rng.randint(a, n - 1)),)
+    if rng.random() < 0.2:
+        a = rng.randint(0, n - 1)
+        kw["pad_keys"] = ((a, rng.randint(a, n - 1)),)
+    if kind not in ("documents", "tree", "window+documents") and rng.random() < 0.2:
+        kw["cache_slots"] = rng.randint(1, 3)
     if kind == "chunk":
         kw["chunk"] = rng.randint(1, 4)
     if kind == "prefix":
@@ -190,7 +209,13 @@ def test_window_keeps_w_keys_including_the_query():
     (dict(past=3, new=5, tree=(0, 0, 0, 1, 2)), "tree"),
     (dict(window=2, chunk=3), "chunk"),
     (dict(past=0, new=4, window=2, tree=(-1, 0, 0, 1)), "tree"),
-    (dict(window=2, causal=False), "window"),
+    (dict(window_right=2, causal=False), "window_right"),
+    (dict(window=2, window_right=1), "window_right"),
+    (dict(bidirectional=((1, 2),), causal=False), "bidirectional"),
+    (dict(bidirectional=((1, 2), (2, 3))), "bidirectional"),
+    (dict(bidirectional=((3, 1),)), "bidirectional"),
+    (dict(pad_keys=((4, 9),)), "pad_keys"),
+    (dict(past=0, new=4, documents=(2, 2), cache_slots=1), "cache_slots"),
 ])
 def test_bad_values_and_combinations_are_refused_naming_the_field(kw, field):
     with pytest.raises(MaskattnError) as info:

@@ -4,7 +4,8 @@ differs from it.
     expected_allowed(ExpectOptions(past=3, new=2, window=4))   # (new, past+new) bool
 
 ExpectOptions holds the mask fields of explore.fields (past, new, pad,
-pad_side, causal, window, chunk, prefix, documents, tree) and checks them as
+pad_side, causal, window, window_right, chunk, prefix, documents, tree,
+bidirectional, pad_keys, cache_slots) and checks them as
 ExploreConfig does - the same ranges (a saved mask's wider ones for past,
 new, window and chunk: explore.fields.MASK_FIELDS), the same combination
 checks (explore.patterns.check_pattern), the same messages.
@@ -45,6 +46,14 @@ class ExpectOptions:
     prefix: int | None = None
     documents: tuple[int, ...] | None = None
     tree: tuple[int, ...] | None = None
+    window_right: int | None = None
+    bidirectional: tuple[tuple[int, int], ...] | None = None
+    pad_keys: tuple[tuple[int, int], ...] | None = None
+    cache_slots: int = 0
+
+    @property
+    def keys(self) -> int:
+        return self.past + self.new + self.cache_slots
 
     def __post_init__(self) -> None:
         """Raises MaskattnError (its `field` names the field) as ExploreConfig would."""
@@ -58,25 +67,47 @@ class ExpectOptions:
         check_pattern(self)
 
     def rule(self) -> Rule:
-        return Rule(rows=self.new, keys=self.past + self.new, offset=self.past, causal=self.causal,
-                    pad=self.pad, pad_side=self.pad_side, window=self.window, chunk=self.chunk,
-                    prefix=self.prefix, documents=self.documents, tree=self.tree)
+        """The doctor's rule: a two-sided window as (left + 1 keys, right),
+        PAD keys and unused slots no causal row reaches as gaps."""
+        filled = self.past + self.new
+        pad, gaps = self.pad, [(a, b + 1) for a, b in self.pad_keys or ()]
+        if self.cache_slots and pad and self.pad_side == "right":  # right PAD ends before the slots
+            pad, gaps = 0, gaps + [(filled - self.pad, filled)]
+        if self.cache_slots and not self.causal:
+            gaps.append((filled, self.keys))
+        two_sided = self.window is not None and not self.causal
+        return Rule(rows=self.new, keys=self.keys, offset=self.past, causal=self.causal,
+                    pad=pad, pad_side=self.pad_side, window=self.window + 1 if two_sided else self.window,
+                    chunk=self.chunk, prefix=self.prefix, documents=self.documents, tree=self.tree,
+                    right=(self.window if self.window_right is None else self.window_right) if two_sided else None,
+                    gaps=_merged(gaps), blocks=tuple((a, b + 1) for a, b in self.bidirectional or ()))
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        for name in ("documents", "tree"):
+        for name in ("documents", "tree", "bidirectional", "pad_keys"):
             if out[name] is not None:
-                out[name] = list(out[name])
+                out[name] = [list(x) if isinstance(x, tuple) else x for x in out[name]]
         return out
+
+
+def _merged(runs: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(runs):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return tuple(out)
 
 
 def _explorer_can(options: ExpectOptions) -> bool:
     return (options.window is options.chunk is options.prefix is options.documents is options.tree is None
+            and options.bidirectional is options.pad_keys is None and not options.cache_slots
             and options.past <= EXPLORE_MAX["past"] and options.new <= EXPLORE_MAX["new"])
 
 
 def expected_allowed(options: ExpectOptions, rows: tuple[int, int] | None = None) -> np.ndarray:
-    """The expected table (True = may read), new x (past + new); `rows`
+    """The expected table (True = may read), new x (past + new + slots); `rows`
     = (first, stop) for a band of it."""
     rule = options.rule()
     r0, r1 = rows if rows is not None else (0, options.new)
@@ -113,8 +144,8 @@ def expect(mask: np.ndarray, options: ExpectOptions, polarity: str = "attend", n
     """Where `mask` (read True/1/0.0 = attend, or flipped) differs from the
     expected table; its shape must be new x (past + new)."""
     rows, keys = mask.shape
-    if (options.new, options.past + options.new) != (rows, keys):
+    if (options.new, options.keys) != (rows, keys):
         raise MaskattnError("doctor_expect_shape", file=name, rows=rows, keys=keys, new=options.new,
-                            past=options.past, want=options.past + options.new)
+                            past=options.past, want=options.keys)
     reading = Reading(mask, classify(mask, name), polarity)
     return compare(reading, None, _Expected(options))  # row statistics unused: no intervals

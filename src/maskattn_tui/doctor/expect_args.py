@@ -24,14 +24,16 @@ def given_expect(args, fields=EXPECT_FIELDS) -> dict[str, object]:
 
 def expect_options(shape: tuple[int, int], args):
     """The --expect options given, over the mask's defaults: --new its rows,
-    --past its keys minus --new."""
+    --past its keys minus --new and --cache-slots."""
     from maskattn_tui.doctor.expect import ExpectOptions
 
     rows, keys = shape
     given = given_expect(args)
     values = {"new": rows, **given}
     if "past" not in values and isinstance(values["new"], int):
-        values["past"] = max(0, keys - values["new"])  # a mismatch is told as one of shape
+        slots = values.get("cache_slots", 0)
+        slots = slots if isinstance(slots, int) and not isinstance(slots, bool) else 0
+        values["past"] = max(0, keys - values["new"] - slots)  # a mismatch is told as one of shape
     try:
         return ExpectOptions(**values)
     except MaskattnError as e:

@@ -7,9 +7,15 @@ Mistral's reference and attention-gym's generate_sliding_window(w) keep w + 1.
 
 * future   - causal: k > p (with a prefix-LM, keys < prefix are never future)
 * pad      - the key is PAD
+* slot     - the key is an unused static-cache slot (k >= slots_from): the
+             cache holds max_cache_len keys, only the first past + new filled
 * window   - sliding window of W keys including the query's own position,
              Hugging Face's convention: blocked when k <= p - W (the causal
-             side is the future rule's business)
+             side is the future rule's business); two-sided (window_right R):
+             also blocked when k > p + R
+* islands  - bidirectional blocks [a, b) (image tokens, HF block_sequence_ids):
+             a query and a key in one block are never future nor outside
+             the window of each other (HF ORs the blocks over those rules)
 * chunk    - chunked attention (Llama 4): floor((k - o) / C) != floor((p - o) / C),
              o = the first real token with left padding (HF's chunked_overlay)
 * document - packed sequences: the key lies in another document
@@ -22,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-RULE_ORDER = ("future", "pad", "window", "chunk", "document", "tree")
+RULE_ORDER = ("future", "pad", "slot", "window", "chunk", "document", "tree")
 
 
 def document_starts(lengths: tuple[int, ...]) -> tuple[int, ...]:
@@ -69,6 +75,15 @@ class Pattern:
     tree: tuple[int, ...] | None = None
     #: absolute position of draft node 0 (= the committed length, past)
     tree_start: int = 0
+    #: a two-sided window: keys after the query's own position it shows (None: one-sided)
+    window_right: int | None = None
+    #: bidirectional blocks [start, stop) of absolute positions
+    islands: tuple[tuple[int, int], ...] = ()
+    #: first unused static-cache slot (None: no unused slots)
+    slots_from: int | None = None
+
+    def same_block(self, p: int, k: int) -> bool:
+        return any(a <= p < b and a <= k < b for a, b in self.islands)
 
     @cached_property
     def _doc(self) -> tuple[int, ...]:
@@ -90,6 +105,8 @@ class Pattern:
         if rule == "future":
             if not self.causal or k <= p or (self.prefix is not None and k < self.prefix):
                 return False
+            if self.islands and self.same_block(p, k):
+                return False
             if self.tree is not None and self._draft(k) is not None and self._draft(p) is not None:
                 # Among draft nodes ancestry replaces time order: a later node
                 # is also future only where the tree blocks it anyway ("FT").
@@ -97,8 +114,12 @@ class Pattern:
             return True
         if rule == "pad":
             return key_is_pad
+        if rule == "slot":
+            return self.slots_from is not None and k >= self.slots_from
         if rule == "window":
-            return self.window is not None and k <= p - self.window
+            if self.window is None or (self.islands and self.same_block(p, k)):
+                return False
+            return k <= p - self.window or (self.window_right is not None and k > p + self.window_right)
         if rule == "chunk":
             if self.chunk is None:
                 return False

@@ -7,7 +7,11 @@ Layout of the sequence (decided here, used everywhere in `explore`):
 * The ``new`` queries of this batch sit at the absolute positions
   ``past .. past + new - 1`` (query row r is position ``past + r``).
 * PAD occupies the first ``pad`` positions (``pad_side = "left"``) or the
-  last ``pad`` positions (``"right"``) of the whole past + new sequence.
+  last ``pad`` positions (``"right"``) of the whole past + new sequence,
+  and the positions of ``pad_keys`` (runs anywhere, e.g. 3-4,7).
+* ``cache_slots`` unused static-cache slots follow as keys past + new ..
+  past + new + slots - 1 (HF StaticCache with max_cache_len = past + new +
+  slots): no row reads them, and their K and V are the cache's zeros.
   A PAD position is PAD as a key (nobody may read it) and, if it is also a
   query, that query row is *flagged* (`query_is_pad`), not blanked: its
   output exists but means nothing. With left padding and the causal rule a
@@ -188,6 +192,14 @@ class ExploreConfig:
     documents: tuple[int, ...] | None = None
     #: draft tree over the new tokens: one parent per new token (-1 = the prefix), or None
     tree: tuple[int, ...] | None = None
+    #: with causal off, a window's keys after the query (default: window): FlashAttention's right
+    window_right: int | None = None
+    #: bidirectional blocks, inclusive runs (first, last) of positions, or None
+    bidirectional: tuple[tuple[int, int], ...] | None = None
+    #: PAD key positions anywhere, inclusive runs (first, last), or None
+    pad_keys: tuple[tuple[int, int], ...] | None = None
+    #: unused static-cache slots after the past + new keys
+    cache_slots: int = 0
     temperature: float = 1.0
     empty_row_policy: str = "error"
     seed: int = 0
@@ -210,7 +222,7 @@ class ExploreConfig:
         check_pattern(self)
         if self.q is not None:
             set_(self, "q", _matrix("q", self.q, new, "q"))
-        if self.k is not None:
+        if self.k is not None:  # (the unused slots' zeros are added by inputs())
             set_(self, "k", _matrix("k", self.k, length, "kv"))
         if self.v is not None:
             set_(self, "v", _matrix("v", self.v, length, "kv"))
@@ -262,13 +274,16 @@ class ExploreConfig:
 
     @property
     def key_positions(self) -> tuple[int, ...]:
-        return tuple(range(self.length))
+        """0 .. past + new - 1, then the unused cache slots."""
+        return tuple(range(self.length + self.cache_slots))
 
     @property
     def pad_positions(self) -> tuple[int, ...]:
         if self.pad_side == "left":
-            return tuple(range(self.pad))
-        return tuple(range(self.length - self.pad, self.length))
+            side = set(range(self.pad))
+        else:
+            side = set(range(self.length - self.pad, self.length))
+        return tuple(sorted(side.union(*(range(a, b + 1) for a, b in self.pad_keys or ()))))
 
     @property
     def key_is_pad(self) -> tuple[bool, ...]:
@@ -318,7 +333,11 @@ class ExploreConfig:
         q = self.q if self.q is not None else gq
         k = self.k if self.k is not None else gk
         v = self.v if self.v is not None else gv
-        return q, k, apply_v(v, self.v_override)
+        v = apply_v(v, self.v_override)
+        if self.cache_slots:  # a static cache's unused slots hold zeros
+            k = k + ((0.0,) * len(k[0]),) * self.cache_slots
+            v = v + ((0.0,) * len(v[0]),) * self.cache_slots
+        return q, k, v
 
 
 def apply_v(v: Matrix, settings: Iterable[tuple[int, float]]) -> Matrix:

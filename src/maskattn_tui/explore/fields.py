@@ -7,6 +7,7 @@ derived from FIELDS; adding a field here adds it everywhere.
 Kinds and the text a person types for them (command line, panel):
   int 3 · number 0.5 · bool on/off · choice left · optional_int 3 or "off"
   lengths 3,2,3 (whole numbers >= 1) · parents -1,0,0,1,2 (whole numbers)
+  spans 3-4,7 (positions and inclusive runs of them; a TOML text "3-4,7")
   matrix / pairs / triples: scenario files only.
 
 No Textual, Rich or configuration imports here: `--help` reads this module."""
@@ -27,6 +28,7 @@ MASK_MAX = 1 << 20
 TOML_TYPE = {
     "int": "int", "number": "number", "bool": "bool", "choice": "text", "optional_int": "int",
     "lengths": "int_list", "parents": "int_list", "matrix": "matrix", "pairs": "list", "triples": "list",
+    "spans": "text",
 }
 
 
@@ -85,11 +87,16 @@ FIELDS: tuple[Field, ...] = (
           mask=True),
     Field("window", "optional_int", None, 1, 64, flag="--window", metavar="W", control="input",
           mask=True, mask_hi=MASK_MAX),
+    Field("window_right", "optional_int", None, 0, 64, flag="--window-right", metavar="R",
+          mask=True, mask_hi=MASK_MAX),
     Field("chunk", "optional_int", None, 1, 64, flag="--chunk", metavar="C", control="input",
           mask=True, mask_hi=MASK_MAX),
     Field("prefix", "optional_int", None, 0, LENGTH, flag="--prefix", metavar="P", control="input", mask=True),
     Field("documents", "lengths", None, flag="--documents", metavar="L1,L2,...", control="input", mask=True),
     Field("tree", "parents", None, flag="--tree", metavar="P0,P1,...", control="input", mask=True),
+    Field("bidirectional", "spans", None, flag="--bidirectional", metavar="A-B,...", mask=True),
+    Field("pad_keys", "spans", None, flag="--pad-keys", metavar="A-B,...", mask=True),
+    Field("cache_slots", "int", 0, 0, 32, flag="--cache-slots", metavar="N", mask=True, mask_hi=MASK_MAX),
     Field("temperature", "number", 1.0, 0.1, 10.0, flag="--temperature", metavar="T", control="input"),
     Field("empty_row_policy", "choice", "error", choices=POLICIES, flag="--empty-row", metavar="POLICY",
           dest="explore_empty_row", control="select", help="explore.help.empty_row"),
@@ -112,8 +119,9 @@ def for_masks(field: Field) -> Field:
     return field if field.mask_hi is None else replace(field, hi=field.mask_hi)
 
 
-#: The mask rules' fields (past, new, pad, pad_side, causal, window, chunk,
-#: prefix, documents, tree) with a saved mask's bounds: doctor --expect.
+#: The mask rules' fields (past, new, pad, pad_side, causal, window,
+#: window_right, chunk, prefix, documents, tree, bidirectional, pad_keys,
+#: cache_slots) with a saved mask's bounds: doctor --expect.
 MASK_FIELDS = tuple(for_masks(f) for f in FIELDS if f.mask)
 
 
@@ -186,6 +194,8 @@ def parse_text(field: Field, text: str) -> object:
         if raw.lower() in OFF_WORDS:
             return None
         return _whole(field, text, raw, "optional_int")
+    if kind == "spans":
+        return parse_spans(field, text)
     if kind in ("lengths", "parents"):
         if raw.lower() in OFF_WORDS:
             return None
@@ -196,6 +206,29 @@ def parse_text(field: Field, text: str) -> object:
     return raw
 
 
+_SPAN = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
+
+
+def parse_spans(field: Field, text: str) -> tuple[tuple[int, int], ...] | None:
+    """"3-4,7" -> ((3, 4), (7, 7)): inclusive runs of positions, as typed
+    (order and overlaps are checked with the configuration)."""
+    raw = text.strip()
+    if raw.lower() in OFF_WORDS:
+        return None
+    out = []
+    for part in raw.split(","):
+        m = _SPAN.fullmatch(part)
+        if m is None:
+            raise TextError(field, text, "spans")
+        a, b = m.group(1), m.group(2) or m.group(1)
+        out.append((_whole(field, text, a, "spans"), _whole(field, text, b, "spans")))
+    return tuple(out)
+
+
+def shown_spans(spans) -> str:
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
 def shown_text(field: Field, value: object) -> str:
     """A value as a text box shows it (parse_text reads it back)."""
     if value is None:
@@ -204,6 +237,8 @@ def shown_text(field: Field, value: object) -> str:
         return "on" if value else "off"
     if isinstance(value, float):
         return f"{value:g}"
+    if isinstance(value, tuple) and field.kind == "spans":
+        return shown_spans(value)
     if isinstance(value, tuple) and field.kind in ("lengths", "parents"):
         return ",".join(str(x) for x in value)
     return str(value)

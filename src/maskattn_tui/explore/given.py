@@ -13,7 +13,7 @@ from maskattn_tui.explore.fields import BY_NAME, TextError, parse_text
 #: kind of the text expected -> message key (explore.json / explore_patterns.json)
 _EXPECTED = {"int": "explore_option_int", "number": "explore_option_number",
              "optional_int": "explore_option_optional_int", "lengths": "explore_option_list",
-             "parents": "explore_option_list", "too_large": "explore_option_too_large"}
+             "parents": "explore_option_list", "spans": "explore_option_spans", "too_large": "explore_option_too_large"}
 
 
 def convert_option(field: str, raw: object) -> object:

@@ -5,8 +5,13 @@ Combinations are refused when the two rules disagree about what a row is
 (a draft tree replaces time order; a window and chunks are two different
 local schemes; a prefix-LM's bidirectional block has no agreed meaning inside
 a window, chunk or packed document) or when a rule needs the causal rule to
-mean anything (a one-sided window, a prefix-LM). A window inside packed
-documents, and PAD with a window or chunks, combine."""
+mean anything (a prefix-LM, bidirectional blocks). A window inside packed
+documents, PAD with a window or chunks, and bidirectional blocks inside a
+sliding window (Gemma 3) combine. Without the causal rule a window is
+two-sided, as Hugging Face's create_bidirectional_sliding_window_mask
+(|q - k| <= W), and --window-right R makes it FlashAttention's (W, R).
+Unused static-cache slots do not combine with documents (their lengths
+cover past + new) nor with a tree."""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ if TYPE_CHECKING:
     from maskattn_tui.explore.config import ExploreConfig
 
 #: Config fields that switch a rule beyond causal/PAD on (None = off).
-PATTERN_FIELDS = ("window", "chunk", "prefix", "documents", "tree")
+PATTERN_FIELDS = ("window", "chunk", "prefix", "documents", "tree", "bidirectional")
 
 #: (a, b): these two are refused together (b is the field blamed: the later one).
 REFUSED_PAIRS = (
@@ -31,9 +36,15 @@ REFUSED_PAIRS = (
     ("chunk", "tree"),
     ("prefix", "tree"),
     ("documents", "tree"),
+    ("chunk", "bidirectional"),
+    ("prefix", "bidirectional"),
+    ("documents", "bidirectional"),
+    ("tree", "bidirectional"),
 )
 #: Rules that need the causal rule on.
-NEED_CAUSAL = ("window", "prefix", "tree")
+NEED_CAUSAL = ("prefix", "tree", "bidirectional")
+#: Rules a static cache's unused slots do not combine with.
+NOT_WITH_SLOTS = ("documents", "tree")
 
 
 def _whole_list(field: str, value: object) -> tuple[int, ...]:
@@ -66,6 +77,47 @@ def _check_tree(value: object, new: int) -> tuple[int, ...]:
     return parents
 
 
+def _check_spans(field: str, value: object, length: int, merge: bool) -> tuple[tuple[int, int], ...]:
+    """Inclusive runs (first, last) of positions < length, sorted; `merge`
+    joins overlapping and touching runs (PAD keys), else they must not
+    overlap (blocks, each its own island)."""
+    if isinstance(value, str):
+        from maskattn_tui.explore.fields import BY_NAME, TextError, parse_spans
+        try:
+            value = parse_spans(BY_NAME[field], value)
+        except TextError:
+            raise MaskattnError("explore_spans_text", field=field, value=value) from None
+        if value is None:
+            return None
+    if not isinstance(value, (list, tuple)) or not value:
+        raise MaskattnError("explore_spans_text", field=field, value=value)
+    runs = []
+    for run in value:
+        pair = tuple(run) if isinstance(run, (list, tuple)) else (run, run)
+        if len(pair) != 2 or any(isinstance(x, bool) or not isinstance(x, int) for x in pair):
+            raise MaskattnError("explore_spans_text", field=field, value=value)
+        a, b = pair
+        if a > b:
+            raise MaskattnError("explore_spans_order", field=field, first=a, last=b)
+        if a < 0 or b >= length:
+            raise MaskattnError("explore_spans_range", field=field, value=b if b >= length else a, hi=length - 1)
+        runs.append((a, b))
+    runs.sort()
+    out: list[tuple[int, int]] = []
+    for a, b in runs:
+        if out and a <= out[-1][1] + (1 if merge else 0):
+            if not merge:
+                raise MaskattnError("explore_spans_overlap", field=field, one=_span(out[-1]), two=_span((a, b)))
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return tuple(out)
+
+
+def _span(run: tuple[int, int]) -> str:
+    return str(run[0]) if run[0] == run[1] else f"{run[0]}-{run[1]}"
+
+
 def check_pattern(config: "ExploreConfig") -> None:
     """Check the list-valued pattern fields (normalised to tuples) and the
     combinations. Raises MaskattnError whose `field` names the field blamed."""
@@ -74,6 +126,10 @@ def check_pattern(config: "ExploreConfig") -> None:
         set_(config, "documents", _check_documents(config.documents, config.past + config.new))
     if config.tree is not None:
         set_(config, "tree", _check_tree(config.tree, config.new))
+    length = config.past + config.new
+    for name, merge in (("bidirectional", False), ("pad_keys", True)):
+        if getattr(config, name) is not None:
+            set_(config, name, _check_spans(name, getattr(config, name), length, merge))
     on = [name for name in PATTERN_FIELDS if getattr(config, name) is not None]
     for a, b in REFUSED_PAIRS:
         if a in on and b in on:
@@ -82,12 +138,26 @@ def check_pattern(config: "ExploreConfig") -> None:
         for name in NEED_CAUSAL:
             if name in on:
                 raise MaskattnError("explore_needs_causal", field=name, rule=name)
+    if config.window_right is not None:
+        if config.window is None:
+            raise MaskattnError("explore_window_right_alone", field="window_right")
+        if config.causal:
+            raise MaskattnError("explore_window_right_causal", field="window_right")
+    if config.cache_slots:
+        for name in NOT_WITH_SLOTS:
+            if name in on:
+                raise MaskattnError("explore_slots_with", field="cache_slots", rule=name)
 
 
 def pattern_of(config: "ExploreConfig", causal: bool) -> Pattern:
+    two_sided = config.window is not None and not config.causal  # the configured rule, not `causal`
     return Pattern(
         causal=causal,
-        window=config.window,
+        # two-sided: HF's |q - k| <= W is W + 1 keys up to the query's own (the Pattern's convention)
+        window=config.window + 1 if two_sided else config.window,
+        window_right=(config.window if config.window_right is None else config.window_right) if two_sided else None,
+        islands=tuple((a, b + 1) for a, b in config.bidirectional or ()),
+        slots_from=config.past + config.new if config.cache_slots else None,
         chunk=config.chunk,
         # Hugging Face counts chunks from the first real token when PAD is on the left.
         chunk_origin=config.pad if config.pad_side == "left" else 0,
@@ -111,7 +181,7 @@ PRESETS: dict[str, dict[str, object]] = {
 #: What a preset resets before setting its own fields.
 PRESET_RESET: dict[str, object] = dict(
     pad=0, pad_side="left", causal=True, q=None, k=None, v=None, v_override=(), score_override=(),
-    **{name: None for name in PATTERN_FIELDS},
+    window_right=None, pad_keys=None, cache_slots=0, **{name: None for name in PATTERN_FIELDS},
 )
 
 

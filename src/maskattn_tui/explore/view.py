@@ -21,6 +21,7 @@ from maskattn_tui.lesson.f12 import StepSpec
 from maskattn_tui.lesson.stepview import StepView, build_view
 
 from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.explore.fields import shown_spans
 from maskattn_tui.explore.patterns import PATTERN_FIELDS
 
 Allowed = Sequence[Sequence[bool]]
@@ -74,6 +75,9 @@ def _one_many(key: str, items: Sequence) -> str:
 
 
 def _pad_words(config: ExploreConfig, lang: str) -> str:
+    if config.pad_keys is not None:  # PAD anywhere: name the positions
+        return t("explore.pad_keys_words", lang, count=len(config.pad_positions),
+                 keys=span(config.pad_positions, lang))
     if config.pad == 0:
         return t("explore.none", lang)
     return t(
@@ -91,7 +95,8 @@ def _rule_words(config: ExploreConfig, lang: str) -> str:
     for name in PATTERN_FIELDS:
         value = getattr(config, name)
         if value is not None:
-            shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
+            shown = (shown_spans(value) if name == "bidirectional"
+                     else ",".join(map(str, value)) if isinstance(value, tuple) else value)
             words.append(t(f"explore.rule.{name}", lang, value=shown))
     return t("explore.rule_sep", lang).join(words)
 
@@ -99,7 +104,10 @@ def _rule_words(config: ExploreConfig, lang: str) -> str:
 def _pattern_sentences(config: ExploreConfig, lang: str) -> list[str]:
     """One sentence per pattern that is on, with its numbers."""
     out = []
-    if config.window is not None:
+    if config.window is not None and not config.causal:
+        right = config.window if config.window_right is None else config.window_right
+        out.append(t("explore.caption.window_two_sided", lang, w=config.window, right=right))
+    elif config.window is not None:
         out.append(t("explore.caption.window", lang, w=config.window, distance=config.window - 1))
     if config.chunk is not None:
         origin = config.pad if config.pad_side == "left" else 0
@@ -110,6 +118,11 @@ def _pattern_sentences(config: ExploreConfig, lang: str) -> list[str]:
         out.append(t("explore.caption.documents", lang, lengths=",".join(map(str, config.documents))))
     if config.tree is not None:
         out.append(t("explore.caption.tree", lang, past=config.past))
+    if config.bidirectional is not None:
+        out.append(t("explore.caption.bidirectional", lang, blocks=shown_spans(config.bidirectional)))
+    if config.cache_slots:
+        out.append(t("explore.caption.cache_slots", lang, slots=config.cache_slots, first=config.length,
+                     size=config.length + config.cache_slots))
     return out
 
 
@@ -150,7 +163,7 @@ def caption(config: ExploreConfig, lang: str, empty_rows: Sequence[int] | None =
     if not config.causal:
         parts.append(t("explore.caption.not_causal", lang))
     parts += _pattern_sentences(config, lang)
-    if config.pad:
+    if config.pad or config.pad_keys:
         parts.append(t("explore.caption.pad", lang, pad=_pad_words(config, lang)))
     pad_rows = [r for r, is_pad in enumerate(config.query_is_pad) if is_pad]
     if pad_rows:

@@ -30,6 +30,7 @@ DEFAULT_STYLES: dict[str, str] = {
     "future": "bold white on red3",
     "pad": "bold black on yellow3",
     "future+pad": "bold white on magenta3",
+    "slot": "bold white on grey42",
     "window": "bold black on dark_orange",
     "chunk": "bold black on orchid",
     "document": "bold black on sky_blue2",
@@ -80,7 +81,7 @@ class Glyphs:
     #: one letter per blocking rule (engine.rules.RULE_ORDER); a cell blocked
     #: by several shows their letters in that order ("FP", "FC")
     reasons: tuple[tuple[str, str], ...] = (
-        ("future", "F"), ("pad", "P"), ("window", "W"), ("chunk", "C"), ("document", "D"), ("tree", "T"),
+        ("future", "F"), ("pad", "P"), ("slot", "U"), ("window", "W"), ("chunk", "C"), ("document", "D"), ("tree", "T"),
     )
 
 
