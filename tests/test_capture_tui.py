@@ -75,16 +75,13 @@ def test_mask_flag_with_a_folder_that_is_no_capture(tmp_path, capsys):
 
 
 async def test_o_opens_a_capture_folder(folder):
-    from helpers import open_file
+    from helpers import open_file, until
 
     app = make_app()
     async with app.run_test(size=(140, 30)) as pilot:
         await pilot.pause()
         await open_file(pilot, str(folder))
-        for _ in range(100):  # the folder is read in a worker thread
-            if isinstance(app.screen, MaskScreen):
-                break
-            await pilot.pause(0.05)
+        await until(pilot, lambda: isinstance(app.screen, MaskScreen), "in mask mode")  # read in a worker thread
         assert isinstance(app.screen, MaskScreen) and "call 0 (1/3)" in title(app)
         await pilot.press("m")
         await pilot.pause()

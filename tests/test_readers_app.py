@@ -18,7 +18,7 @@ CAUSAL = np.tril(np.ones((4, 4), dtype=bool))
 async def test_o_reads_a_mask_off_the_ui_thread_with_a_notice(tmp_path, monkeypatch):
     import threading
 
-    from helpers import _path_dialog, recorded
+    from helpers import _path_dialog, drained, recorded, until
 
     from maskattn_tui.explore.config import ExploreConfig
     from maskattn_tui.tui import make_app
@@ -45,12 +45,12 @@ async def test_o_reads_a_mask_off_the_ui_thread_with_a_notice(tmp_path, monkeypa
         await pilot.pause()
         help_screen = app.screen
         release.set()
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()  # call_from_thread: the reader's answer was handed over
+        await drained(pilot)
         assert app.screen is help_screen  # the mask waits for the help to close, not pushed over it
         await pilot.press("escape")
-        await pilot.pause(0.5)
-        assert isinstance(app.screen, MaskScreen) and "Opened the mask" in seen[-1]
+        await until(pilot, lambda: isinstance(app.screen, MaskScreen), "in mask mode")
+        assert "Opened the mask" in seen[-1]
         assert app.open_path == str(tmp_path / "m.npy")
 
 

@@ -311,7 +311,7 @@ def test_cli_passes_the_explore_options_to_the_app(monkeypatch):
     assert app.model.session == ExploreSession(
         config=ExploreConfig(past=4, new=3, causal=False), experiments=("leak-probe",), lens=True, active=True)
     assert cli.main([]) == 0
-    assert not made[-1].explore.active
+    assert not made[-1].model.exploring
 
 
 def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
@@ -320,7 +320,7 @@ def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
     path = tmp_path / "s.toml"
     path.write_text("past = 1\nnew = 1\n", encoding="utf-8")
     assert cli.main(["--scenario", str(path)]) == 0
-    assert made[-1].explore.active and made[-1].explore.config == ExploreConfig(past=1, new=1)
+    assert made[-1].model.exploring and made[-1].model.session.config == ExploreConfig(past=1, new=1)
 
 
 def assert_consistent(app: MaskattnApp) -> None:

@@ -79,7 +79,10 @@ async def test_playback_reaches_the_last_step_and_stops():
     async with app.run_test() as pilot:
         assert app.model.player.playing
         await until(pilot, lambda: app.model.player.at_last, "at the last step")
-        await pilot.pause(0.6)  # more than two dwells after the end: nothing more happens
+        await pilot.pause()
+        # nothing more happens: the playback timer is stopped (a stopped
+        # player's tick is a no-op: test_step_machine.py), not left running
+        assert app._timer is None
         assert app.model.player.step == 5
         assert not app.model.player.playing
         assert app.return_code is None  # still running, no error
