@@ -235,8 +235,19 @@ def test_an_empty_row_has_no_weights_and_says_so():
     assert w.empty and w.top is None and not w.weights.any()
     for lang in ("en", "zh"):
         assert "q0" in bars_caption(w, [0, 1, 2, 3], lang)[0]
-    caption = bars_caption(row_weights(t, 3), [0, 1, 2, 3], "en")
-    assert "softmax over 4 of 4 keys" in caption[0] and "k0-k3 hold 1.0000" in caption[1]
+    w3 = row_weights(t, 3)
+    caption = bars_caption(w3, [0, 1, 2, 3], "en")
+    top = int(np.argmax(w3.weights))
+    assert "softmax over 4 of 4 keys" in caption[0]
+    # every visible key is shown: said as all the weight (a sum of 1.0000 said nothing)
+    assert caption[1] == f"largest k{top} {w3.weights[top]:.4f}; k0-k3 show all 4 visible keys, so all the weight"
+    # a window of keys: how many of the visible keys it shows, and their share, summed independently
+    part = bars_caption(w3, [1, 2], "en")[1]
+    share = f"{w3.weights[1] + w3.weights[2]:.4f}"
+    assert part == f"largest k{top} {w3.weights[top]:.4f}; k1-k2 show 2 of the 4 visible keys, holding {share} of the weight"
+    # a window holding hidden keys counts only the visible ones
+    w1 = row_weights(t, 2)  # row 2 of causal(4,4) with rows 0-1 emptied: sees k0-k2
+    assert "k2-k3 show 1 of the 3 visible keys" in bars_caption(w1, [2, 3], "en")[1]
 
 
 def test_the_largest_weights_come_largest_first():

@@ -181,8 +181,12 @@ async def test_one_key_holding_all_the_weight_is_said_once(tmp_path, lang):
 
         said = flat(caption())
         assert flat(t("doctor_tui.bars.top_all", lang, k=0, weight="1.0000", k0=0, k1=7)) in said
-        assert flat(t("doctor_tui.bars.top", lang, k=0, weight="1.0000", k0=0, k1=7, shown="1.0000")) not in said
+        assert flat(t("doctor_tui.bars.top_every", lang, k=0, weight="1.0000", k0=0, k1=7, n=1)) not in said
         await pilot.press("end")  # q7 reads all eight: the largest and the sum differ
         await settle(pilot)
         assert "k0-k7" in caption() and t("doctor_tui.bars.top_all", lang, k=0, weight="1.0000", k0=0,
                                           k1=7) not in caption()
+        # q7 reads all eight keys and all are shown: all the weight, not a sum that is always 1
+        q7 = app.screen.doc.weights(7)
+        assert flat(t("doctor_tui.bars.top_every", lang, k=q7.top, weight=f"{q7.weights[q7.top]:.4f}",
+                      k0=0, k1=7, n=8)) in flat(caption())

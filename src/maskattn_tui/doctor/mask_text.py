@@ -135,6 +135,10 @@ def bars_caption(weights: RowWeights, keys: list[int], lang: str, largest: bool 
         largest = "doctor_tui.bars.largest" + (".one" if len(keys) == 1 else "")
         return [head, t(largest, lang, n=len(keys), shown=shown)]
     weight = f"{weights.weights[top]:.4f}"
-    # One key holding all that is shown: said once ("max k0 1.0000; k0-k6 hold 1.0000" read as two facts).
-    key = "doctor_tui.bars.top_all" if weight == shown and top in keys else "doctor_tui.bars.top"
-    return [head, t(key, lang, k=top, weight=weight, k0=min(keys), k1=max(keys), shown=shown)]
+    seen = int(weights.visible[keys].sum()) if keys else 0
+    # One key holding all that is shown: said once ("max k0 1.0000; k0-k6 hold 1.0000" read as two facts);
+    # every visible key shown: "all the weight", not a sum that is always 1.
+    key = ("doctor_tui.bars.top_all" if weight == shown and top in keys else
+           "doctor_tui.bars.top_every" if seen == weights.count else "doctor_tui.bars.top_part")
+    return [head, t(key, lang, k=top, weight=weight, k0=min(keys), k1=max(keys), shown=shown, n=f"{weights.count:,}",
+                    seen=f"{seen:,}")]
