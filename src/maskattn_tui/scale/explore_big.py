@@ -88,8 +88,9 @@ class RowNumbers:
 
 
 def _key_rows(seed: int, positions: np.ndarray, matrix: str, dim: int, lo: int, hi: int) -> np.ndarray:
-    return np.array([_draw(_rng(seed, matrix, int(j)), dim, lo, hi) for j in positions], dtype=np.float64)\
-        .reshape(len(positions), dim)
+    from maskattn_tui.scale.inputs import draws
+
+    return draws(seed, matrix, positions, dim, lo, hi).astype(np.float64)
 
 
 def row_numbers(config: BigConfig, runs: Runs, row: int) -> RowNumbers:

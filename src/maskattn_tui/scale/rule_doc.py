@@ -24,6 +24,7 @@ from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_S
 from maskattn_tui.i18n import t
 from maskattn_tui.scale.explore_big import TOP, BigConfig, row_numbers
 from maskattn_tui.scale.explore_print import _runs_text, rules_text
+from maskattn_tui.scale.inputs import draws
 from maskattn_tui.scale.intervals import rule_runs
 from maskattn_tui.scale.rule_tables import RuleTables
 
@@ -66,11 +67,11 @@ class RuleDoc:
     # -- a row's numbers ---------------------------------------------------------
     def _inputs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         new = keys[~self._drawn[keys]]
-        seed, (lo, hi), (vlo, vhi) = self.config.seed, QK_RANGE, V_FACTOR_RANGE
-        for j in new.tolist():
-            self._k[j] = _draw(_rng(seed, "k", j), INPUT_DIM, lo, hi)
-            self._v[j] = _draw(_rng(seed, "v", j), VALUE_DIM, vlo, vhi)[0] * V_STEP
-        self._drawn[new] = True
+        if new.size:
+            seed, (lo, hi), (vlo, vhi) = self.config.seed, QK_RANGE, V_FACTOR_RANGE
+            self._k[new] = draws(seed, "k", new, INPUT_DIM, lo, hi)
+            self._v[new] = draws(seed, "v", new, VALUE_DIM, vlo, vhi)[:, 0] * V_STEP
+            self._drawn[new] = True
         return self._k[keys], self._v[keys]
 
     def visible_keys(self, row: int) -> np.ndarray:
