@@ -50,3 +50,47 @@ def described(options) -> str:
             continue
         parts.append(f.flag if f.const is not None else f"{f.flag} {shown_text(f, value)}")
     return " ".join(parts)
+
+
+def _spans(runs, stop: int) -> tuple[tuple[int, int], ...] | None:
+    """Half-open runs [a, b) cut at `stop`, as inclusive (a, b - 1)."""
+    out = tuple((a, min(b, stop) - 1) for a, b in runs if a < stop)
+    return out or None
+
+
+def options_of_reading(rule):
+    """The --expect options that state a reading of the doctor (a
+    doctor.rules.Rule), or None when explore's fields cannot state it: the
+    inverse of ExpectOptions.rule (tests/test_expect_families.py checks the
+    round trip on every family)."""
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    slots = rule.unused
+    filled = rule.keys - slots
+    values: dict[str, object] = dict(past=rule.offset, new=rule.rows, causal=rule.causal, chunk=rule.chunk,
+                                     prefix=rule.prefix, documents=rule.documents, tree=rule.tree,
+                                     cache_slots=slots)
+    gaps = list(rule.gaps)
+    if rule.pad and rule.pad_side == "left":
+        values.update(pad=rule.pad)
+    elif rule.pad and not slots:
+        values.update(pad=rule.pad, pad_side="right")
+    elif rule.pad:
+        gaps.append((rule.keys - rule.pad, rule.keys))  # right PAD before the slots: PAD keys
+    values["pad_keys"] = _spans(sorted(gaps), filled)
+    values["bidirectional"] = _spans(rule.blocks, filled)
+    if rule.window is not None and not rule.causal:
+        left = rule.window - 1
+        values.update(window=left, window_right=None if rule.right_width == left else rule.right_width)
+    else:
+        values["window"] = rule.window
+    try:
+        return ExpectOptions(**values)
+    except MaskattnError:
+        return None
+
+
+def reading_flags(rule) -> str | None:
+    """"--past 5 --new 3 --cache-slots 4": a reading as --expect flags."""
+    options = options_of_reading(rule)
+    return None if options is None else described(options)

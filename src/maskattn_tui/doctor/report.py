@@ -271,6 +271,11 @@ def hanging(head: str, text: str, width: int | None = None) -> list[str]:
 
 def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...] = ()) -> str:
     lines = summary_lines(diag, info, lang)
+    from maskattn_tui.doctor.expect_args import reading_flags  # the exact reading as --expect flags
+
+    flags = reading_flags(diag.rule) if diag.fit.comparison.count == 0 and not diag.alternatives else None
+    if flags is not None:
+        lines.append(t("doctor.report.check", lang, file=info.path, flags=flags))
     findings = ordered_findings(diag, extra)
     if findings:
         lines.append(t("doctor.report.findings", lang))

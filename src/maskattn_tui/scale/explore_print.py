@@ -23,7 +23,9 @@ CELL_ROWS = 16
 def rules_text(config: BigConfig, lang: str) -> str:
     o, rule = config.options, config.rule
     parts = [t("doctor.rule.causal" if o.causal else "doctor.rule.bidirectional", lang)]
-    for name, value in (("window", o.window), ("chunk", o.chunk), ("prefix", o.prefix)):
+    if o.window is not None and not o.causal:  # two-sided: |q - k| <= W, or (W, R)
+        parts.append(t("doctor.rule.two-sided-window", lang, left=o.window, right=rule.right_width))
+    for name, value in (("window", o.window if o.causal else None), ("chunk", o.chunk), ("prefix", o.prefix)):
         if value is not None:
             parts.append(t(f"doctor.rule.{name}", lang, w=value, c=value, p=value))
     if o.documents is not None:
