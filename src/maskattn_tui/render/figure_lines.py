@@ -6,6 +6,7 @@ arithmetic, so the widget can ask every step's size without drawing any."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -167,20 +168,12 @@ def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Blo
     return block
 
 
-#: Table sources per view, kept while the view lives: a source scans its
-#: table once (render.grid_lines.table_scan), not at every row move.
-_SOURCES: dict[int, tuple[StepView, StepTableSource]] = {}
-
-
+@lru_cache(maxsize=64)
 def source_of(view: StepView) -> StepTableSource:
-    """The view's own table as a source (step 5's row-number table, tiny
-    and worded per language, is made as it is drawn)."""
-    held = _SOURCES.get(id(view))
-    if held is None or held[0] is not view:
-        if len(_SOURCES) > 64:
-            _SOURCES.clear()
-        held = _SOURCES[id(view)] = (view, StepTableSource(view))
-    return held[1]
+    """The view's own table as a source, kept per view (a source scans its
+    table once, render.grid_lines.table_scan, not at every row move; step
+    5's row-number table, tiny and worded per language, is made as it is drawn)."""
+    return StepTableSource(view)
 
 
 def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool,

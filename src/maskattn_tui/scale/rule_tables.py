@@ -78,6 +78,7 @@ class RuleTables:
         self.causal = bool(rule.causal) or rule.tree is not None
         self.least = least_block(self.rows, self.keys)
         self._blocks: dict[int, BlockCounts] = {}
+        self._stats: dict[int, object] = {}  # block size -> BlockStats (block_stats)
 
     def user(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         return self.runs.band(r0, r1, c0, c1)
@@ -110,10 +111,9 @@ class RuleTables:
         """doctor.block_stats.BlockStats at `block`, counted by bands of Q-blocks
         (any length: the counts are never all held); kept, since the
         explanation pane asks at every move."""
-        kept = self.__dict__.setdefault("_stats", {})
-        if block not in kept:
-            kept[block] = self._count_stats(block)
-        return kept[block]
+        if block not in self._stats:
+            self._stats[block] = self._count_stats(block)
+        return self._stats[block]
 
     def _count_stats(self, block: int):
         from maskattn_tui.doctor.block_stats import BlockStats

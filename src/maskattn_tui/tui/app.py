@@ -156,7 +156,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         layout already has the sizes: no second pass, no second paint)."""
         model = self.model
         width, height = size if size is not None else self.size
-        key = (width, height, id(model.views), model.lang, model.cells, model.zoomed, model.mode, model.side_pane)
+        key = (width, height, model.views, model.lang, model.cells, model.zoomed, model.mode, model.side_pane)
         if key == self._layout_key or width <= 0:
             return
         self._layout_key = key

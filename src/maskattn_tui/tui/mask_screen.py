@@ -72,6 +72,10 @@ class MaskScreen(ThemedScreen):
         super().__init__()
         self.doc, self.glyphs = doc, glyphs
         tables = doc.tables
+        #: The user's table as _fit measures its labels (its scan is kept on it).
+        self._probe = CellSource(tables, "user")
+        #: The title bar's text as last shown.
+        self._title: str | None = None
         self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, lang, 20, 20, size,
                                                       getattr(tables, "least", 1)))  # a rule: scale.rule_tables
 
@@ -102,8 +106,7 @@ class MaskScreen(ThemedScreen):
             return
         grid_h = self._grid_room()
         tables = self.doc.tables
-        probe = self.__dict__.setdefault("_probe", CellSource(tables, "user"))  # its scan is kept on it
-        frozen = TableBlock(probe, Palette(glyphs=self.glyphs), self.state.lang, 0, 1).frozen
+        frozen = TableBlock(self._probe, Palette(glyphs=self.glyphs), self.state.lang, 0, 1).frozen
         half = (width - 3 - GAP) // 2  # the pane's padding and scrollbar
         self.state = self.state.with_fit(grid_h - GRID_CHROME, (half - frozen) // COMPACT)
 
@@ -140,7 +143,7 @@ class MaskScreen(ThemedScreen):
             name += t("doctor_tui.slice.which" if self.doc.info.head is not None else "doctor_tui.slice.which3",
                       lang, batch=self.doc.info.batch, head=self.doc.info.head)
         title = tr(t("doctor_tui.title.bar", lang, file=name, view=view_line(state, lang, self.doc.tables.offset)))
-        if title != self.__dict__.get("_title"):
+        if title != self._title:
             self._title = title
             self.query_one("#mask-title", Static).update(title, layout=False)  # one line, always
         width = self.size.width or 80

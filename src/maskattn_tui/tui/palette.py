@@ -63,9 +63,12 @@ class FigureCommands(Provider):
 
 
 class SafeCommandPalette(CommandPalette):
+    #: Dismissed already (a second dismiss, or a command after it, does nothing).
+    _gone = False
+
     def dismiss(self, result=None):
         # Once only, and only while it is the screen on top.
-        if self.__dict__.get("_gone") or self.app.screen is not self:
+        if self._gone or self.app.screen is not self:
             from textual.await_complete import AwaitComplete
 
             async def nothing() -> None:
@@ -76,7 +79,7 @@ class SafeCommandPalette(CommandPalette):
         return super().dismiss(result)
 
     def _select_or_command(self, event=None) -> None:
-        if self.__dict__.get("_gone"):
+        if self._gone:
             if event is not None:
                 event.stop()
             return

@@ -13,6 +13,7 @@ Meanings without a rule here keep render.palette's DEFAULT_STYLES."""
 from __future__ import annotations
 
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.dom import DOMNode
 from textual.screen import Screen
 
@@ -57,20 +58,33 @@ def themed_css(selector: str) -> str:
 
 
 class ThemedScreen(Screen):
-    """A screen that hosts the meanings' component classes for its views."""
+    """A screen that hosts the meanings' component classes for its views,
+    and the Palette read from them, per (theme, glyphs)."""
 
     COMPONENT_CLASSES = {component_class(m) for m in THEMED}
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.palettes: LRUCache[tuple[str, Glyphs], Palette] = LRUCache(4)
+
+    def notify_style_update(self) -> None:
+        # The component classes' styles are read again after a style update
+        # (a theme, or CSS reloaded): the palettes read before are stale.
+        super().notify_style_update()
+        self.palettes.clear()
+
+    def palette(self, glyphs: Glyphs) -> Palette:
+        key = (self.app.theme, glyphs)
+        palette = self.palettes.get(key)
+        if palette is None:
+            styles: dict[str, Style] = {
+                m: self.get_component_rich_style(component_class(m), partial=True) for m in THEMED
+            }
+            palette = Palette(styles=styles, glyphs=glyphs)
+            self.palettes.set(key, palette)
+        return palette
+
 
 def themed_palette(node: DOMNode, glyphs: Glyphs) -> Palette:
-    """The Palette of `node`'s screen's theme styles, cached on `node` per theme."""
-    theme = node.app.theme
-    cached = node.__dict__.get("_themed_palette")
-    if cached is None or cached[0] != theme:
-        host = node.screen  # a ThemedScreen: the views are composed only there
-        styles: dict[str, Style] = {
-            m: host.get_component_rich_style(component_class(m), partial=True) for m in THEMED
-        }
-        cached = (theme, Palette(styles=styles, glyphs=glyphs))
-        node.__dict__["_themed_palette"] = cached
-    return cached[1]
+    """The Palette of `node`'s screen's theme styles (a ThemedScreen: the views are composed only there)."""
+    return node.screen.palette(glyphs)

@@ -12,9 +12,12 @@ from maskattn_tui.tui.widgets.base import LinesView
 
 
 class BarsView(LinesView):
+    #: The frame's key and its height so far (see frame_size).
+    _held: tuple[object, int] | None = None
+
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).
-        return (id(model.views), model.player.step, model.player.row, model.lang, self.content_width())
+        return (model.views, model.player.step, model.player.row, model.lang, self.content_width())
 
     def build(self, model: AppModel) -> Block:
         return bar_block(model.views, model.view, model.player.row, model.lang, self.palette(), self.content_width())
@@ -22,8 +25,8 @@ class BarsView(LinesView):
     def frame_size(self, model: AppModel) -> Size:
         # Never shrinks within a frame (views, language, width): no layout pass when stepping.
         assert self.figure is not None
-        key = (id(model.views), model.lang, self.content_width())
-        held = self.__dict__.get("_held")
+        key = (model.views, model.lang, self.content_width())
+        held = self._held
         height = self.figure.height
         if held is not None and held[0] == key:
             height = max(height, held[1])

@@ -50,6 +50,8 @@ class LinesView(ScrollView, can_focus=False):
     model: reactive[AppModel | None] = reactive(None, repaint=False)
     #: Lines at the top held still when scrolling down.
     fixed_lines = 0
+    #: The sizes the last layout pass gave (_size_updated).
+    _sized: tuple[Size, Size, Size] | None = None
 
     def __init__(self, glyphs: Glyphs = UNICODE, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -88,7 +90,7 @@ class LinesView(ScrollView, can_focus=False):
         # scrollbars were repainted each time: one more frame after the
         # first paint, and after every toast. Only a real change goes on.
         seen = (size, self.virtual_size, container_size)
-        if seen == self.__dict__.get("_sized"):
+        if seen == self._sized:
             return False
         self._sized = seen
         return super()._size_updated(size, virtual_size, container_size, layout)

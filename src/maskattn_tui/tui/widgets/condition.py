@@ -43,7 +43,7 @@ class ConditionLine(ModelView):
     """
 
     def shown(self, model: AppModel) -> object:
-        return (id(model.views), model.player.step, model.lang)
+        return (model.views, model.player.step, model.lang)
 
     def render(self) -> RenderableType:
         model = self.model

@@ -19,20 +19,21 @@ class ExplainView(LinesView):
     def __init__(self, figure: Figure, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.lesson = figure
+        #: The F12 note's sections as last drawn, with what they were drawn for.
+        self._sections: tuple[object, list] | None = None
 
     def figure_key(self, model: AppModel) -> object:
         # Any change of step, row, language or configuration: a new key, so
         # the pane returns to the caption.
-        return (id(model.views), model.player.step, model.player.row, model.lang, self.content_width())
+        return (model.views, model.player.step, model.player.row, model.lang, self.content_width())
 
     def build(self, model: AppModel) -> Block:
         palette, width = self.palette(), self.content_width()
-        cache = self.__dict__.setdefault("_sections", {})
         # An explore configuration's inputs are on its figure, not the F12 note.
-        key = (model.lang, width, id(palette), model.exploring)
-        if key not in cache:
-            cache.clear()
-            cache[key] = section_lines(self.lesson, model.lang, palette, width, inputs=not model.exploring)
+        key = (model.lang, width, palette, model.exploring)
+        if self._sections is None or self._sections[0] != key:
+            self._sections = (key, section_lines(self.lesson, model.lang, palette, width, inputs=not model.exploring))
+        sections = self._sections[1]
         lang, row = model.lang, model.player.row
         # The caption is about the step's ▶ row: said under the title, with
         # the ● row of the bars when ↑/↓ chose another (issue 20, point 5).
@@ -41,7 +42,7 @@ class ExplainView(LinesView):
         title, *text = caption_lines(model.view, lang, palette, width)
         caption = [title, *about_lines(model.view, row, lang, palette, width), *text]
         caption += [[] for _ in range(tallest - len(caption))]
-        return TextBlock([*caption, *cache[key]])
+        return TextBlock([*caption, *sections])
 
     def update_figure(self, old: AppModel | None) -> None:
         before = self._figure_key

@@ -54,7 +54,7 @@ class GridView(LinesView):
         return frame_size(model.views, model.lang, Palette(glyphs=self.glyphs), room, model.cells, self.tokens())
 
     def figure_key(self, model: AppModel) -> object:
-        return (id(model.views), model.player.step, model.lang, model.cells, self.room, self.frame)
+        return (model.views, model.player.step, model.lang, model.cells, self.room, self.frame)
 
     def tokens(self) -> tuple[str, ...] | None:
         """The --labels the app was started with (None: none)."""

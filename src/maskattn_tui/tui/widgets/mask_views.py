@@ -21,6 +21,9 @@ from maskattn_tui.tui.widgets.base import LinesView
 class MaskView(LinesView):
     """A LinesView of a mask document; `model` is the MaskState."""
 
+    #: The frame's key and its height so far (see held_size).
+    _held: tuple[object, int] | None = None
+
     def __init__(self, doc: MaskDoc, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.doc = doc
@@ -43,7 +46,7 @@ class MaskView(LinesView):
         and the layout of the whole screen it costs, is rare."""
         assert self.figure is not None
         key = (state.size, state.window, state.lang, self.width())
-        held = self.__dict__.get("_held")
+        held = self._held
         height = self.figure.height if held is None or held[0] != key else max(held[1], self.figure.height)
         self._held = (key, height)
         return Size(self.width(), height)

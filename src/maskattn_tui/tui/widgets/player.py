@@ -48,7 +48,7 @@ class PlayerBar(ModelView):
 
     def shown(self, model: AppModel) -> object:
         p = model.player
-        return (p.step, p.steps, p.playing, p.dwell, p.lang, model.zoomed, id(model.view))
+        return (p.step, p.steps, p.playing, p.dwell, p.lang, model.zoomed, model.view)
 
     @staticmethod
     def explored(model: AppModel) -> bool:
