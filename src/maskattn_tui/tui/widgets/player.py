@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.text import Text
 
@@ -23,8 +24,6 @@ def shortest_fit(title: str, short: str, room: int) -> str:
     """`title`, or where it does not fit `short` if that fits whole (a
     whole short title rather than "A mask is a visibility table, not
     extra…" or "Explore…")."""
-    from rich.cells import cell_len
-
     return short if cell_len(title) > room and cell_len(short) <= room else title
 
 
@@ -55,14 +54,17 @@ class PlayerBar(ModelView):
         """One explored configuration on screen (explore mode, or a single explore step)."""
         return model.view.spec.kind == "explore"
 
-    def status(self, model: AppModel) -> Text:
+    def status(self, model: AppModel, short: bool = False) -> Text:
+        """`short`: the notes without their key hints (the zoomed grid's pane
+        rule and the footer name z and e), for a title that would not fit."""
         state, lang = model.player, model.lang
         style = self.get_component_rich_style
         text = Text()
+        more = "_short" if short else ""
         if model.zoomed:
-            text.append(self.tr(t("tui.zoomed", lang)) + "  ", style=style("player--paused", partial=True))
+            text.append(self.tr(t("tui.zoomed" + more, lang)) + "  ", style=style("player--paused", partial=True))
         if self.explored(model):
-            text.append(self.tr(t("tui.x.mode", lang)) + " ", style=style("player--step", partial=True))
+            text.append(self.tr(t("tui.x.mode" + more, lang)) + " ", style=style("player--step", partial=True))
             return text
         text.append(t("tui.step", lang, k=state.step, n=state.steps), style=style("player--step", partial=True))
         text.append("  ")
@@ -77,12 +79,15 @@ class PlayerBar(ModelView):
         model = self.model
         if model is None:
             return ""
-        status = self.status(model)
-        room = max(0, self.content_size.width - status.cell_len - 2)
         explored = self.explored(model) and model.view.spec.title
         full = self.tr(pick(model.view.spec.title if explored else self.heading, model.lang))
         # the short form: the figure's short title; a configuration without its "Explore:" word
         short = re.split(r": |：", full, maxsplit=1)[-1] if explored else self.tr(t("render.title_short", model.lang))
+        status = self.status(model)
+        room = max(0, self.content_size.width - status.cell_len - 2)
+        if cell_len(short) > room:  # not even the short title: the status' short notes
+            status = self.status(model, short=True)
+            room = max(0, self.content_size.width - status.cell_len - 2)
         title = cut_at_word(shortest_fit(full, short, room), room, self.tr("…"))
         line = Text(" " + title, style=self.get_component_rich_style("player--title", partial=True))
         line.truncate(room + 1, pad=True)
