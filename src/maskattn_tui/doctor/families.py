@@ -30,7 +30,7 @@ import numpy as np
 from maskattn_tui.doctor.patterns import (_chunk, _mode, _prefix, document_lengths, tree_parents,
                                           windowed_document_lengths)
 from maskattn_tui.doctor.representation import Reading
-from maskattn_tui.doctor.rows import RowStats, visible_columns
+from maskattn_tui.doctor.rows import RowStats, last_rows, visible_columns
 from maskattn_tui.doctor.rules import TREE_MAX, Rule
 
 #: Family order on a tie of cost: the first is the reading shown first.
@@ -146,10 +146,7 @@ def robust_document_lengths(reading: Reading, stats: RowStats, offset: int) -> t
     rows, keys = reading.rows, reading.keys
     if offset < 0 or offset + rows > keys:
         return None
-    last_row = np.full(keys, -1, dtype=np.int64)
-    for r0, _, band in reading.bands():
-        seen = band.any(axis=0)
-        last_row[seen] = r0 + band.shape[0] - 1 - np.argmax(band[::-1], axis=0)[seen]
+    last_row = last_rows(stats, reading)  # from the rows' runs: no second pass over the mask
     ends = last_row[offset: offset + rows] + offset + 1
     from_rows = set(int(v) for v in stats.lo[~stats.empty])
     starts = sorted({0} | (from_rows & set(int(v) for v in ends[last_row[offset: offset + rows] >= 0])))

@@ -104,3 +104,41 @@ def column_counts(stats: RowStats, reading: Reading) -> np.ndarray:
     for i in range(0, len(others), step):
         counts += reading.rows_at(others[i: i + step]).sum(axis=0, dtype=np.int64)
     return counts
+
+
+def last_rows(stats: RowStats, reading: Reading) -> np.ndarray:
+    """Per key: the last row that sees it (-1 if none). For rows that are
+    one run, each run [lo, hi] puts its row into the O(log keys) nodes of a
+    segment tree covering it, keeping the largest, and the tree is pushed
+    down to its leaves; only rows that are not one run are read again."""
+    keys = stats.keys
+    size = 1 << max(0, (keys - 1).bit_length())
+    tree = np.full(2 * size, -1, dtype=np.int64)
+    runs = np.flatnonzero(stats.contiguous & ~stats.empty)
+    left, right, row = stats.lo[runs] + size, stats.hi[runs] + 1 + size, runs.astype(np.int64)
+    while left.size:
+        odd = (left & 1) == 1
+        np.maximum.at(tree, left[odd], row[odd])
+        left = left + odd
+        odd = (right & 1) == 1
+        right = right - odd
+        np.maximum.at(tree, right[odd], row[odd])
+        left, right = left >> 1, right >> 1
+        keep = left < right
+        left, right, row = left[keep], right[keep], row[keep]
+    start = 1
+    while start < size:  # push down, one level at a time
+        parents = tree[start: 2 * start]
+        for child in (2 * start, 2 * start + 1):
+            tree[child: 4 * start: 2] = np.maximum(tree[child: 4 * start: 2], parents)
+        start *= 2
+    out = tree[size: size + keys].copy()
+    others = np.flatnonzero(~stats.contiguous)
+    step = band_rows(len(others), keys)
+    for i in range(0, len(others), step):
+        index = others[i: i + step]
+        band = reading.rows_at(index)
+        seen = band.any(axis=0)
+        last = index[band.shape[0] - 1 - np.argmax(band[::-1], axis=0)]
+        out[seen] = np.maximum(out[seen], last[seen])
+    return out
