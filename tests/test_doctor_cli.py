@@ -179,7 +179,7 @@ def test_expect_documents_and_tree(tmp_path, capsys):
     (["m.npy", "--expect", "--past", "2"], "describe 4x6"),
     (["m.npy", "--expect", "--documents", "3,3"], "option --documents: documents: the lengths 3,3 sum to 6, but past + new = 7"),
     (["m.npy", "--expect", "--window", "3", "--chunk", "2"], "option --chunk: window and chunk do not combine"),
-    (["m.npy", "--expect", "--window", "3", "--no-causal"], "option --window: window needs the causal rule"),
+    (["m.npy", "--expect", "--window", "3", "--window-right", "1"], "option --window-right: window_right needs the causal rule off"),
     (["m.npy", "--expect", "--tree", "-1,0,3,0"], "option --tree: tree: the parent of draft node 2"),
     (["m.npy", "--expect", "--new", "9"], "describe 9x9"),
     (["--attention-mask", "1,1", "--past", "-1"], "option --past: past must be from 0"),

@@ -24,7 +24,8 @@ ACCEPTED = [set(s) for n in range(3) for s in itertools.combinations(PATTERN_FIE
 def test_the_accepted_sets_are_the_ones_the_issue_names():
     # issue 10: a window inside packed documents combines; every rule alone; none
     assert sorted(map(sorted, ACCEPTED)) == sorted([[], ["chunk"], ["documents"], ["prefix"], ["tree"],
-                                                    ["window"], ["documents", "window"]])
+                                                    ["window"], ["documents", "window"], ["bidirectional"],
+                                                    ["bidirectional", "window"]])
 
 
 def lengths(rng: random.Random, total: int) -> tuple[int, ...]:
@@ -43,8 +44,15 @@ def generated(seed: int) -> dict:
                   causal=any(r in NEED_CAUSAL for r in rules) or rng.random() < 0.7)
     pick = {"window": lambda: rng.randint(1, keys + 1), "chunk": lambda: rng.randint(1, keys + 1),
             "prefix": lambda: rng.randint(0, keys), "documents": lambda: lengths(rng, keys),
-            "tree": lambda: tuple(rng.randint(-1, i - 1) for i in range(new))}
+            "tree": lambda: tuple(rng.randint(-1, i - 1) for i in range(new)),
+            "bidirectional": lambda: ((a := rng.randint(0, keys - 1), rng.randint(a, keys - 1)),)}
     values.update({r: pick[r]() for r in rules})
+    if "window" in rules and not values["causal"] and rng.random() < 0.5:
+        values["window_right"] = rng.randint(0, keys)
+    if rng.random() < 0.2:
+        values["pad_keys"] = ((a := rng.randint(0, keys - 1), rng.randint(a, keys - 1)),)
+    if not rules & {"documents", "tree"} and rng.random() < 0.25:
+        values["cache_slots"] = rng.randint(1, 3)
     return values
 
 
@@ -72,7 +80,7 @@ def test_left_pad_moves_the_chunk_origin():
 # --- the same refusals, with the same reasons ---------------------------------------
 
 #: A valid value of each pattern field for past=2, new=6.
-VALUE = dict(window=3, chunk=4, prefix=2, documents=(4, 4), tree=(-1, 0, 0, 1, 2, 2))
+VALUE = dict(window=3, chunk=4, prefix=2, documents=(4, 4), tree=(-1, 0, 0, 1, 2, 2), bidirectional=((2, 4),))
 REFUSED = [
     *(dict(past=2, new=6, **{a: VALUE[a], b: VALUE[b]}) for a, b in REFUSED_PAIRS),
     *(dict(past=2, new=6, causal=False, **{r: VALUE[r]}) for r in NEED_CAUSAL),
@@ -120,11 +128,11 @@ def test_expect_options_are_the_schema_mask_fields():
     group = next(g for g in doctor._action_groups if any("--expect" in a.option_strings for a in g._group_actions))
     flags = [s for a in group._group_actions for s in a.option_strings if s != "--expect"]
     assert flags == [f.flag for f in FIELDS if f.mask] == [f.flag for f in MASK_FIELDS]
-    assert flags == ["--past", "--new", "--pad", "--pad-side", "--no-causal", "--window", "--chunk", "--prefix",
-                     "--documents", "--tree"]
+    assert flags == ["--past", "--new", "--pad", "--pad-side", "--no-causal", "--window", "--window-right",
+                     "--chunk", "--prefix", "--documents", "--tree", "--bidirectional", "--pad-keys", "--cache-slots"]
 
 
-@pytest.mark.parametrize("explore_argv", [["--window", "3", "--chunk", "2"], ["--window", "3", "--no-causal"],
+@pytest.mark.parametrize("explore_argv", [["--window", "3", "--chunk", "2"], ["--window-right", "1", "--window", "3"],
                                           ["--documents", "3,x"], ["--tree", "-1,0,3,0"], ["--prefix", "off,"],
                                           ["--pad-side", "up"]])
 def test_the_same_bad_options_give_the_same_line(tmp_path, capsys, explore_argv):
