@@ -16,7 +16,6 @@ import numpy as np
 
 from maskattn_tui.doctor.rows import RowStats
 
-POLARITIES = ("attend", "blocked")
 #: Above this a hypothesis is taken as the mask's causal order.
 CAUSAL_SCORE = 0.5
 

@@ -23,7 +23,6 @@ least total (several if equal)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,13 +37,6 @@ ORDER = ("causal", "bidirectional", "cross-attention", "static-cache", "window",
          "prefix", "chunk", "documents", "blocks", "tree")
 #: More blocks or PAD runs than this are not read as such (a noisy mask).
 RUNS_MAX = 64
-
-
-@dataclass(frozen=True)
-class Candidate:
-    family: str
-    rule: Rule
-    cost: int
 
 
 def family_of(name: str, rule: Rule) -> str:

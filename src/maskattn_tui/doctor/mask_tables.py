@@ -29,7 +29,6 @@ ALLOWED, FUTURE, PAD, FUTURE_PAD, HIDDEN = range(5)
 BLOCK_REASONS = {EMPTY: "block.empty", PARTIAL: "block.partial", FULL: "block.full"}
 #: The finest tiles counted in the one pass over the mask.
 BASE = 8
-WHICH = ("user", "rule")
 
 
 @dataclass(frozen=True)

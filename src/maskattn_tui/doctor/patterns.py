@@ -1,15 +1,9 @@
-"""Which known rule a mask follows: causal (or bidirectional) with PAD keys,
-a sliding window, chunks, packed documents, a prefix-LM, a speculative
-decoding tree. Each candidate's parameters are read off the row statistics
-(first / last visible key and count per row), then every candidate is
-compared with the mask and the one with the fewest differing cells wins
-(ties: the simpler one). A mask that fits no rule still gets the closest
-one, and the cells where it differs.
-
-`candidates` and `best_fit` are this per-alignment fit (scale.reading
-uses it for mask_mods); a saved mask is read by every family at once,
-cheapest description first (doctor.families, doctor.readings), from the
-helpers here.
+"""A known rule's parameters read off a mask's row statistics (first /
+last visible key and count per row): document lengths (with or without a
+window inside them), chunk length, prefix length, a speculative decoding
+tree's parents; and `Fit`, the rule a diagnosis settled on with its
+comparison. A saved mask is read by every family at once, cheapest
+description first (doctor.families, doctor.readings), from these helpers.
 
 How the statistics show each pattern (rows at position p = row + offset):
 
@@ -29,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.compare import Comparison, compare
+from maskattn_tui.doctor.compare import Comparison
 from maskattn_tui.doctor.representation import Reading, band_rows
-from maskattn_tui.doctor.rows import RowStats, visible_columns
-from maskattn_tui.doctor.rules import TREE_MAX, Rule
+from maskattn_tui.doctor.rows import RowStats
+from maskattn_tui.doctor.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -46,34 +40,6 @@ def _mode(values: np.ndarray) -> int | None:
     if values.size == 0:
         return None
     return int(np.argmax(np.bincount(values)))
-
-
-def pad_options(stats: RowStats, reading: Reading, offset: int, causal: bool) -> list[tuple[int, str]]:
-    """(pad, side) readings of the never-visible keys: none, the leading
-    run (left PAD), the trailing run within the rows' reach (right PAD)."""
-    seen = visible_columns(stats, reading)
-    keys = stats.keys
-    if not seen.any():
-        return [(keys, "left")]
-    options = [(0, "left")]
-    lead = int(np.argmax(seen))
-    if lead:
-        options.append((lead, "left"))
-    last_seen = keys - 1 - int(np.argmax(seen[::-1]))
-    reach = min(keys - 1, stats.lo.size - 1 + offset) if causal else keys - 1
-    if last_seen < reach:
-        options.append((keys - 1 - last_seen, "right"))
-    return options
-
-
-def _window(stats: RowStats, pad: int, side: str, causal: bool, offset: int) -> int | None:
-    """The window size (keys incl. self) if some rows are cut on the left."""
-    start = pad if side == "left" else 0
-    rows = ~stats.empty & stats.contiguous & (stats.lo > start)
-    w = _mode(stats.count[rows])
-    if w is None:
-        return None
-    return w if causal else (w + 1) // 2
 
 
 def document_lengths(stats: RowStats) -> tuple[int, ...] | None:
@@ -127,44 +93,3 @@ def tree_parents(reading: Reading, offset: int) -> tuple[int, ...]:
         last = rows - 1 - np.argmax(new[:, ::-1], axis=1)
         parents[r0:r1] = np.where(new.any(axis=1), last, -1)
     return tuple(int(p) for p in parents)
-
-
-def candidates(stats: RowStats, reading: Reading, offset: int, causal: bool) -> list[tuple[str, Rule]]:
-    rows, keys = reading.rows, reading.keys
-    base = Rule(rows=rows, keys=keys, offset=offset, causal=causal)
-    pads = pad_options(stats, reading, offset, causal)
-    out: list[tuple[str, Rule]] = []
-    for pad, side in pads:
-        out.append(("causal" if causal else "bidirectional", base.replace(pad=pad, pad_side=side)))
-    prefix = _prefix(stats, offset) if causal else None
-    documents = document_lengths(stats)
-    for pad, side in pads:
-        padded = base.replace(pad=pad, pad_side=side)
-        if prefix is not None and prefix <= keys:
-            out.append(("prefix", padded.replace(prefix=prefix)))
-        window = _window(stats, pad, side, causal, offset)
-        if window is not None:
-            out.append(("window", padded.replace(window=window)))
-        if documents is not None:
-            chunk = _chunk(documents, padded.chunk_origin)
-            if chunk is not None:  # listed first: on a tie chunks are the simpler reading
-                out.append(("chunk", padded.replace(chunk=chunk)))
-            out.append(("documents", padded.replace(documents=documents)))
-        windowed = windowed_document_lengths(stats, offset) if window is not None and window > 1 else None
-        if windowed is not None:  # a window inside packed documents
-            out.append(("documents", padded.replace(documents=windowed, window=window)))
-    if causal and not stats.contiguous.all() and rows <= TREE_MAX and 0 <= offset and offset + rows <= keys:
-        parents = tree_parents(reading, offset)
-        out.extend(("tree", base.replace(pad=pad, pad_side=side, tree=parents)) for pad, side in pads)
-    return out
-
-
-def best_fit(reading: Reading, stats: RowStats, offset: int, causal: bool) -> Fit:
-    best = None
-    for name, rule in candidates(stats, reading, offset, causal):
-        result = compare(reading, stats, rule)
-        if best is None or result.count < best.comparison.count:
-            best = Fit(name, rule, result)
-        if best.comparison.count == 0:
-            break
-    return best

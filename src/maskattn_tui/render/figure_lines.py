@@ -23,8 +23,6 @@ from maskattn_tui.render.numbers import fmt
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.table_source import StepTableSource, TableSource, with_labels
 
-#: Cell modes: "auto" picks full cells where they fit, else compact ones.
-CELL_MODES = ("auto", "full", "compact")
 #: The legend's and inputs' narrowest wrapping width.
 LEGEND_MIN = 44
 #: Input matrices longer than this are shown by their first rows.

@@ -34,10 +34,6 @@ class Runs:
         a, b = np.searchsorted(self.row, [r, r + 1])
         return [(int(x), int(y)) for x, y in zip(self.lo[a:b], self.hi[a:b])]
 
-    def row_counts(self) -> np.ndarray:
-        """Visible keys per row."""
-        return np.bincount(self.row, weights=self.hi - self.lo + 1, minlength=self.rows).astype(np.int64)
-
     def visible(self) -> int:
         """Visible cells of the whole table."""
         return int((self.hi - self.lo + 1).sum())
