@@ -77,9 +77,9 @@ def legend_lines(reasons, palette: Palette, lang: str, width: int, cw: int,
                             Segment(" " + palette.t("render.legend.several_compact", lang))])
         else:
             entries.append([Segment(palette.t("render.legend.several", lang))])
-    if diff:
+    if diff:  # cells of 1-2 columns show a differing cell's mark alone (render.grid_lines)
         entries.append([Segment(f" {DIFF_MARK} ", palette.style("diff")),
-                        Segment(" " + palette.t("render.legend.diff", lang))])
+                        Segment(" " + palette.t("render.legend.diff" + ("_alone" if cw <= 2 else ""), lang))])
     if rows:
         entries.append([Segment(f"{palette.glyphs.arrow} {palette.t('render.legend.focus', lang)}")])
         select = SELECT_MARK["ascii" if palette.ascii else "unicode"]

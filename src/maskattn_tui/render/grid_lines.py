@@ -47,6 +47,8 @@ def table_scan(source: TableSource) -> dict:
     whether any query is at a PAD position): scanned once per source and
     kept on it, so a row move never walks the table again."""
     scan = getattr(source, "_grid_scan", None)
+    if scan is None and hasattr(source, "scan_summary"):  # a long table's source answers by arithmetic
+        scan = source._grid_scan = source.scan_summary()  # type: ignore[attr-defined]
     if scan is None:
         runs: list[tuple[int, int, str]] = []
         if source.cols and source.col_group(0) is not None:
@@ -149,6 +151,11 @@ class TableBlock(Block):
             room = cw - len(mark)
             if room > 1 and reason not in MASK_GLYPHS:
                 room -= 1
+            elif mark and reason not in MASK_GLYPHS:
+                # No room for glyph, mark and gap ("F!F!F!" ran together): the
+                # mark alone, in the cell's colour; a cell that differs is the
+                # other way round from the table it is compared with (the legend says so).
+                return [Segment(set_cell_size(mark, cw), style)]
             return [Segment(set_cell_size(cell_glyph(p, reason, room) + mark, cw), style)]
         glyph_text = cell_glyph(p, reason, cw - 2 - len(mark)) + mark
         # A swatch of cw - 1 cells, its glyph under the key's label (" k3"),
