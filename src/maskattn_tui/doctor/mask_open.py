@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.diagnosis import diagnose
 from maskattn_tui.doctor.mask_bars import RowWeights, check_scores, row_weights
 from maskattn_tui.doctor.mask_tables import MaskTables
-from maskattn_tui.doctor.read import MaskInfo, load_mask
 from maskattn_tui.doctor.representation import bands
 from maskattn_tui.errors import MaskattnError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maskattn_tui.doctor.read import MaskInfo
 
 #: Rows whose weights are kept (a row move back and forth computes none).
 WEIGHTS_KEPT = 8
@@ -55,6 +57,11 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
               key: str | None = None) -> MaskDoc:
     """Read and diagnose `path`; `scores`: a file of scores of the mask's
     shape (the same --batch / --head slice). Raises MaskattnError."""
+    # The readers and the diagnosis on first use: the mask screen imports this
+    # module for a long rule too (scale.rule_doc), which reads no file.
+    from maskattn_tui.doctor.diagnosis import diagnose
+    from maskattn_tui.doctor.read import load_mask
+
     mask, info = load_mask(path, batch, head, key)  # key: the array of a .npz / .safetensors / dict .pt
     diag = diagnose(mask, source=info)
     given = None

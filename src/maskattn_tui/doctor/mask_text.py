@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from maskattn_tui.doctor.mask_bars import RowWeights
 from maskattn_tui.doctor.mask_tables import BLOCK_REASONS, REASONS, MaskTables
-from maskattn_tui.doctor.report import rule_text, finding_message, ordered_findings, summary_lines
 from maskattn_tui.i18n import t
 TYPE_CHECKING = False  # MaskState only names the annotations: the doctor does not import the app model
 if TYPE_CHECKING:
@@ -37,6 +36,8 @@ def user_title(tables: MaskTables, lang: str) -> str:
 
 
 def rule_title(tables: MaskTables, lang: str) -> str:
+    from maskattn_tui.doctor.report import rule_text  # the doctor's text: a long rule's screen has none
+
     key = "doctor_tui.table.fix" if tables.realigned else "doctor_tui.table.rule"
     return t(key, lang, rule=rule_text(tables.diagnosis, lang), past=tables.offset)
 
@@ -102,6 +103,8 @@ def legend(state: MaskState, lang: str, offset: int, glyph: Callable[[str], str]
 def sections(tables: MaskTables, info, state: MaskState, lang: str, glyph: Callable[[str], str]) -> list[Section]:
     """The explanation pane: the selection, the findings (errors first),
     what was read, and the legend."""
+    from maskattn_tui.doctor.report import finding_message, ordered_findings, summary_lines
+
     diag = tables.diagnosis
     here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang)
     findings = ordered_findings(diag)
