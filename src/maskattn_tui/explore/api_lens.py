@@ -45,6 +45,7 @@ from maskattn_tui.engine.visibility import VisibilityTable
 
 from maskattn_tui.explore.lens_float16 import float16_verdict
 from maskattn_tui.explore.lens_flash import flash_spelling, flash_tables
+from maskattn_tui.explore.lens_hf import hf_finish, hf_rules
 from maskattn_tui.explore.flex_source import mask_mod_source, run_mask_mod
 
 LENS_NAMES = (
@@ -228,7 +229,8 @@ def lens(table: VisibilityTable, name: str, lang: str = "en", scores: Sequence[S
             table, name, lang, run_mask_mod(source, rows, cols),
             api="torch.nn.attention.flex_attention.create_block_mask", argument="mask_mod", dtype="source",
             shape=[rows, cols], meaning=meaning, value=source, empty_row=_empty(lang, ("flex", "zeros", "checked")),
-            arguments={"WINDOW": p.window} if p.window is not None else {},
+            arguments={"WINDOW": p.window, **({"RIGHT": p.window_right} if p.window_right is not None else {})}
+            if p.window is not None else {},
         )
     # torch-is-causal
     flag = table.causal
@@ -254,18 +256,8 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int,
     attention_chunk_size; packed documents only from position_ids with
     attention_mask=None and no cache; a tree only as a dense 4D mask."""
     p = _pattern(table)
-    past = cols - rows
     value = [[0 if pad else 1 for pad in table.key_is_pad]]
-    api = _and(bottom_right(rows, cols), _not_pad(table))
-    arguments: dict = {}
-    cannot: list[str] = []
-    if p.window is not None:
-        arguments["sliding_window"] = p.window
-        api = _and(api, [[k > past + r - p.window for k in range(cols)] for r in range(rows)])
-    if p.chunk is not None:
-        arguments["attention_chunk_size"] = p.chunk
-        o = p.chunk_origin  # HF's chunked_overlay subtracts the left padding
-        api = _and(api, [[(k - o) // p.chunk == (past + r - o) // p.chunk for k in range(cols)] for r in range(rows)])
+    api, arguments, cannot, past = hf_rules(table, p)
     extra: list[str] = []
     if p.prefix is not None:
         # PaliGemma: token_type_ids == 0 marks the bidirectional prefix.
@@ -291,11 +283,12 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int,
             cannot.append("documents")
     if p.tree is not None:
         cannot.append("tree")
+    api = hf_finish(table, p, api, arguments, past)
     return _entry(
         table, "hf", lang, api,
         api="transformers (attention_mask)", argument="attention_mask", dtype="int",
         shape=[1, cols], meaning=meaning, value=value, arguments=arguments,
-        limits=_not_last_rows(table, lang) + extra + _limits("hf", cannot, lang),
+        limits=(_not_last_rows(table, lang) if p.slots_from is None else []) + extra + _limits("hf", cannot, lang),
         # eager: the softmax runs in float32; finfo(float64).min becomes
         # -inf there, so only float64 gives NaN (checked, torch 2.13).
         empty_row=[*_empty(lang, ("hf_eager", "uniform", "checked")), _float16_empty(table, api, scores, lang),

@@ -61,6 +61,9 @@ def mask_mod_source(query_positions: Sequence[int], length: int, key_is_pad, pat
     if pattern.window is not None:
         lines.append(f"WINDOW = {pattern.window}" + c("window"))
         body.append("    allowed = allowed & (kv_idx > q - WINDOW)")
+        if pattern.window_right is not None:
+            lines.append(f"RIGHT = {pattern.window_right}" + c("right"))
+            body.append("    allowed = allowed & (kv_idx <= q + RIGHT)")
     if pattern.chunk is not None:
         lines.append(f"CHUNK = {pattern.chunk}")
         lines.append(f"ORIGIN = {pattern.chunk_origin}" + c("origin"))
@@ -68,6 +71,13 @@ def mask_mod_source(query_positions: Sequence[int], length: int, key_is_pad, pat
     if pattern.documents is not None:
         lines.append(f"DOC = torch.tensor({_ints(document_of(pattern.documents))})" + c("doc"))
         body.append("    allowed = allowed & (DOC[kv_idx] == DOC[q])")
+    if pattern.islands:  # OR-ed over the rules above, as HF's blockwise_overlay
+        ids = [next((i for i, (a, b) in enumerate(pattern.islands) if a <= k < b), -1) for k in range(length)]
+        lines.append(f"BLOCK = torch.tensor({_ints(ids)})" + c("block"))
+        body.append("    allowed = allowed | ((BLOCK[kv_idx] == BLOCK[q]) & (BLOCK[q] >= 0))")
+    if pattern.slots_from is not None:
+        lines.append(f"FILLED = {pattern.slots_from}" + c("filled"))
+        body.append("    allowed = allowed & (kv_idx < FILLED)")
     if any(key_is_pad):
         lines.append(f"REAL = torch.tensor({_bools(not p for p in key_is_pad)})" + c("real"))
         body.append("    allowed = allowed & REAL[kv_idx]")

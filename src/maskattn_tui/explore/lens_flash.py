@@ -51,8 +51,13 @@ def flash_spelling(table: VisibilityTable) -> tuple[str, dict, list[str]]:
     arguments: dict = {}
     if p is not None and p.window is not None:
         # FlashAttention keeps [i - left, i + right]: a distance, not a count
-        arguments["window_size"] = [p.window - 1, 0 if causal else -1]
+        right = p.window_right if p.window_right is not None else -1
+        arguments["window_size"] = [p.window - 1, 0 if causal else right]
     cannot = [rule for rule in ("chunk", "prefix", "tree") if p is not None and getattr(p, rule) is not None]
+    if p is not None and p.islands:
+        cannot.append("bidirectional")
+    if p is not None and p.slots_from is not None:
+        cannot.append("slots")
     if any(table.key_is_pad):
         cannot.insert(0, "pad")
     if p is None or p.documents is None:

@@ -36,7 +36,7 @@ from maskattn_tui.safe_write import remove_quietly, write_temp
 
 from maskattn_tui.explore.config import FIELDS, ExploreConfig
 from maskattn_tui.explore.errors import ContextError, field_of
-from maskattn_tui.explore.fields import FIELDS as SCHEMA
+from maskattn_tui.explore.fields import FIELDS as SCHEMA, shown_spans
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -174,10 +174,16 @@ def dumps_scenario(config: ExploreConfig) -> str:
         f"empty_row_policy = {_text(config.empty_row_policy)}",
         f"seed = {config.seed}",
     ]
-    for name in ("window", "chunk", "prefix", "documents", "tree"):  # patterns: only when on
+    for name in ("window", "window_right", "chunk", "prefix", "documents", "tree"):  # patterns: only when on
         value = getattr(config, name)
         if value is not None:
             lines.append(f"{name} = {_array(value) if isinstance(value, tuple) else value}")
+    for name in ("bidirectional", "pad_keys"):  # position runs, as typed: "3-4,7"
+        value = getattr(config, name)
+        if value is not None:
+            lines.append(f"{name} = {_text(shown_spans(value))}")
+    if config.cache_slots:
+        lines.append(f"cache_slots = {config.cache_slots}")
     for name in ("q", "k", "v"):
         value = getattr(config, name)
         if value is not None:
