@@ -325,14 +325,15 @@ def test_cli_scenario_file_starts_explore_mode(monkeypatch, tmp_path):
 
 def assert_consistent(app: MaskattnApp) -> None:
     session, state, views = app.model.session, app.model.player, app.model.views
-    assert isinstance(session.config, ExploreConfig)  # always a validated one
-    if session.active:
+    # (no session until explore mode is first asked for)
+    assert session is None or isinstance(session.config, ExploreConfig)  # always a validated one
+    if app.model.exploring:
         assert state.steps == 1 and len(views) == 1
         assert views[0].table.query_positions == session.config.query_positions
         assert state.rows == session.config.new
     else:
         assert state.steps == 5 and len(views) == 5
-    assert 0 <= state.row < state.rows and not (session.active and state.playing)
+    assert 0 <= state.row < state.rows and not (app.model.exploring and state.playing)
 
 
 @pytest.mark.slow
