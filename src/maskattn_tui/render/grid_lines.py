@@ -153,8 +153,8 @@ class TableBlock(Block):
                 room -= 1
             elif mark and reason not in MASK_GLYPHS:
                 # No room for glyph, mark and gap ("F!F!F!" ran together): the
-                # mark alone, in the cell's colour; a cell that differs is the
-                # other way round from the table it is compared with (the legend says so).
+                # mark alone; a cell that differs is the other way round from
+                # the table it is compared with (the legend says so).
                 return [Segment(set_cell_size(mark, cw), style)]
             return [Segment(set_cell_size(cell_glyph(p, reason, room) + mark, cw), style)]
         glyph_text = cell_glyph(p, reason, cw - 2 - len(mark)) + mark
