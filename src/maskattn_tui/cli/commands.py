@@ -288,7 +288,7 @@ def cmd_tui(args, lang: str) -> int:
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
                    explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block,
-                   labels=labels_from_args(args, positions))
+                   labels=labels_from_args(args, positions), row=getattr(args, "app_row", None))
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0

@@ -220,6 +220,9 @@ def build_parser() -> Parser:
     parser.add_argument("--dwell", type=_dwell, default=_UNSET, help=_h("cli.help.dwell"))
     parser.add_argument("--play", action="store_true", default=_UNSET, help=_h("cli.help.play"))
     parser.add_argument("--exit-at-end", action="store_true", default=_UNSET, help=_h("cli.help.exit_at_end"))
+    # The app's --row (print and json have their own, a big configuration's row).
+    parser.add_argument("--row", dest="app_row", type=_int_in(0, 1 << 20, "cli.bad_index"), metavar="R",
+                        default=_UNSET, help=_h("scale_app.help.row"))
     _add_ascii(parser)
     _add_mask(parser)
     # The app's --mask only (print has its own --key, a key column of a scaled view).

@@ -135,3 +135,14 @@ def new_model(lesson: tuple[StepView, ...], player: PlayerState, session: Explor
     if session is not None and session.active:
         return model.explore(lambda s: (session, None))
     return replace(model, session=session)
+
+
+def at_row(model: AppModel, row: int) -> AppModel:
+    """`model` with query row `row` of its current step selected (--row);
+    MaskattnError (one line, exit 2) when the table has no such row."""
+    from maskattn_tui.errors import MaskattnError
+
+    rows = model.player.shapes[model.player.step - 1].rows
+    if not 0 <= row < rows:
+        raise MaskattnError("scale_row", value=row, hi=rows - 1)
+    return model.with_player(lambda p: replace(p, row=row))

@@ -21,10 +21,11 @@ from textual.containers import Container
 from textual.reactive import reactive
 from textual.timer import Timer
 
+from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 from maskattn_tui.lesson.f12 import Figure, StepSpec, load_f12
 from maskattn_tui.lesson.stepview import StepView, build_view
-from maskattn_tui.model.app_model import AppModel, new_model
+from maskattn_tui.model.app_model import AppModel, at_row, new_model
 from maskattn_tui.model.commands import BY_ID, action_available
 from maskattn_tui.model.step_machine import PlayerState, new_player, shape_of
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
@@ -74,6 +75,8 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         #: The CLI paused the garbage collector for the start: resumed once
         #: the first screen is drawn (then gc.freeze, gc.enable).
         self.gc_paused = False
+        #: --row in mask mode: the query row selected when its screen opens (make_app)
+        self.start_row: int | None = None
         #: exit() was called: no more actions (the app is closing).
         self.quitting = False
         #: What the layout was computed for (tui.layout), and the result.
@@ -133,7 +136,11 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         if self.initial_mask is not None:
             from maskattn_tui.tui.mask_screen import show_mask
 
-            show_mask(self, *self.initial_mask)
+            screen = show_mask(self, *self.initial_mask)
+            if self.start_row is not None:  # --row, once the screen is sized: the row's own key, in its block's cells
+                r, t = self.start_row, screen.doc.tables
+                self.call_after_refresh(lambda: setattr(screen, "state", screen.state.goto(
+                    r, min(r + t.offset, t.keys - 1)).drill().goto(r, min(r + t.offset, t.keys - 1))))
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
@@ -353,13 +360,14 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
              exit_at_end: bool = False, explore: ExploreConfig | None = None, experiments: tuple[str, ...] = (),
              lens: bool = False, spec: StepSpec | None = None, mask=None, block: int | None = None,
-             labels: tuple[str, ...] | None = None) -> MaskattnApp:
+             labels: tuple[str, ...] | None = None, row: int | None = None) -> MaskattnApp:
     """The app at `step` in `lang`, or in explore mode on `explore` (with
     `experiments` switched on and the API lens if `lens`); `e` toggles
     between the two. `spec`: a single step instead of the F12 five.
     `exit_at_end`: once playback reaches the last step, wait one dwell and
     exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask mode
-    in blocks of `block` (None: auto). `labels`: one per position (--labels)."""
+    in blocks of `block` (None: auto). `labels`: one per position (--labels).
+    `row`: the query row selected at start (--row; MaskattnError if none such)."""
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)
@@ -373,4 +381,9 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
     app = MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session,
                       None if mask is None else (mask, block))
     app.labels = labels  # read by the grid views (render.table_source.LabelledSource)
+    app.start_row = row if mask is not None else None
+    if row is not None and mask is not None and not 0 <= row < mask.tables.rows:
+        raise MaskattnError("scale_row", value=row, hi=mask.tables.rows - 1)
+    if row is not None and mask is None:
+        app.set_reactive(MaskattnApp.model, at_row(app.model, row))
     return app
