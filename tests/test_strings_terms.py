@@ -34,3 +34,21 @@ def test_the_empty_row_policy_is_named_in_chinese_in_the_condition_line():
         zh = condition(ExploreConfig(empty_row_policy=policy), "zh")
         assert f"空行策略：{policy}（" in zh and word in zh.split("空行策略：")[1]
         assert condition(ExploreConfig(empty_row_policy=policy), "en").endswith(f"empty rows: {policy}")
+
+
+def test_mask_query_and_pad_key_have_one_chinese_word():
+    # 掩码 (not "mask" as a Chinese word: "请先把 mask 保存成文件"), 查询 (not
+    # "Query"), "PAD Key" (not "PAD 键"); code names (attn_mask, mask_mod,
+    # --mask, mask.to_dense(), "padding mask") stay as written.
+    texts = zh_texts()
+    cjk = r"[\u4e00-\u9fff]"
+    word = re.compile(rf"{cjk} ?mask(?![\w.(\[=])|(?<![\w.\-~(\[+{{])mask ?{cjk}")
+    assert not {k: v for k, v in texts.items() if word.search(v)}
+    assert not {k: v for k, v in texts.items() if re.search(r"(?<![A-Za-z_])Query(?![A-Za-z_])", v)}
+    assert not {k: v for k, v in texts.items() if re.search(r"PAD (键|key)", v)}
+
+
+def test_no_space_before_a_full_width_parenthesis():
+    # "表（" not "表 （" (an ASCII word before it keeps no space either: "Key（")
+    texts = zh_texts()
+    assert not {k: v for k, v in texts.items() if re.search(r"\S （", v)}
