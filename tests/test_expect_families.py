@@ -175,14 +175,14 @@ def test_explore_pad_keys_are_hf_padding_in_the_middle():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--pad-keys", "3-x"], "--pad-keys"),
+    (["--pad-keys", "3-x"], "e.g. 3-4,7"),
     (["--pad-keys", "9"], "0–4"),
     (["--bidirectional", "3-1"], "ends before it starts"),
     (["--bidirectional", "0-2,2-3"], "overlap"),
     (["--bidirectional", "1-2", "--no-causal"], "causal"),
     (["--window-right", "1", "--window", "2"], "--no-causal"),
-    (["--window-right", "1", "--no-causal"], "--window"),
-    (["--cache-slots", "-1"], "--cache-slots"),
+    (["--window-right", "1", "--no-causal"], "needs a window"),
+    (["--cache-slots", "-1"], "from 0 to 32"),
 ])
 def test_bad_values_are_one_line(capsys, argv, words):
     assert main(["print", "--past", "2", "--new", "3", *argv]) == 2
@@ -194,11 +194,11 @@ def test_expect_refuses_a_bad_value_in_one_line(tmp_path, capsys):
     path = saved(tmp_path, image_blocks())
     assert main(["doctor", path, "--expect", "--bidirectional", "4-12"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "--bidirectional" in err and "12" in err
+    assert "\n" not in err and "--bidirectional" in err and "position 12 is outside the positions 0–9" in err
 
 
 def test_the_big_path_refuses_what_it_cannot_draw(capsys):
     for flag, value in (("--cache-slots", "3"), ("--pad-keys", "3"), ("--bidirectional", "2-4")):
         assert main(["print", "--past", "0", "--new", "40000", flag, value]) == 2
         err = capsys.readouterr().err.strip()
-        assert "\n" not in err and flag in err
+        assert "\n" not in err and f"{flag} is not available beyond the explorer's 32 + 32" in err
