@@ -1,0 +1,49 @@
+"""shift+↓ on a grid that already fits (issue 20): nothing scrolls and no
+scrollbar appears; on one taller than its pane it scrolls (so the key is
+not simply dead)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.explore import ExploreConfig
+from maskattn_tui.tui import make_app
+
+
+def grid_of(app):
+    return app.screen.query_one("#mask-grid") if app.initial_mask is not None else app.query_one("#grid")
+
+
+async def scrolled(app, size) -> tuple[float, bool, int]:
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        grid = grid_of(app)
+        fits = grid.max_scroll_y
+        await pilot.press("shift+down", "shift+down")
+        await pilot.pause()
+        return grid.scroll_y, grid.show_vertical_scrollbar, fits
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("case", ["step1", "step3", "step5", "explore", "mask"])
+async def test_a_grid_that_fits_does_not_scroll(tmp_path, size, case):
+    if case == "mask":
+        np.save(tmp_path / "c6.npy", np.tril(np.ones((6, 6), dtype=bool)))
+        app = make_app(mask=open_mask(str(tmp_path / "c6.npy")), block=1)
+    elif case == "explore":
+        if size == (80, 24):
+            pytest.skip("past 3 + new 2 with its inputs is taller than the 80x24 grid pane")
+        app = make_app(explore=ExploreConfig(past=3, new=2))
+    else:
+        app = make_app(step=int(case[-1]), dwell=10.0)
+    y, bar, room = await scrolled(app, size)
+    assert room == 0  # the grid fits
+    assert y == 0 and not bar
+
+
+async def test_a_grid_taller_than_its_pane_scrolls(tmp_path):
+    np.save(tmp_path / "c20.npy", np.tril(np.ones((20, 20), dtype=bool)))
+    y, bar, room = await scrolled(make_app(mask=open_mask(str(tmp_path / "c20.npy")), block=1), (80, 24))
+    assert room > 0 and y == 6 and bar  # twice shift+↓: 3 lines each
