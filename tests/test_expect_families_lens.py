@@ -90,3 +90,24 @@ def test_a_configuration_with_only_unused_slots_is_drawn_with_them():
     view = explore_view(c)
     assert [row[5:] for row in view.table.cells] == [("slot", "slot")] * 3
     assert not any(view.table.allowed[r][k] for r in range(3) for k in (5, 6))
+
+
+@pytest.mark.parametrize("kw", [dict(causal=False, window=1), dict(causal=False, window=2, window_right=0),
+                                dict(window=2, bidirectional="2-4")])
+def test_the_window_experiment_starts_from_the_configured_table(kw):
+    from maskattn_tui.explore.pattern_experiments import window_off_by_one
+
+    c = ExploreConfig(past=0, new=6, **kw)
+    result = window_off_by_one(c)
+    assert result.keys_correct == tuple(sum(row) for row in c.table().allowed)
+    assert all(w >= k for w, k in zip(result.keys_wrong, result.keys_correct))
+
+
+def test_every_experiment_runs_beside_unused_slots():
+    from maskattn_tui.explore.experiment_runs import run_experiment
+    from maskattn_tui.explore.experiments import EXPERIMENTS
+    from maskattn_tui.explore.pattern_experiments import PATTERN_EXPERIMENTS
+
+    c = ExploreConfig(past=1, new=4, cache_slots=2, pad_keys="1")
+    for name in (*EXPERIMENTS, *PATTERN_EXPERIMENTS):
+        run_experiment(name, c)  # positions-only used to index past the documents

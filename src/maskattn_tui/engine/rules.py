@@ -129,7 +129,8 @@ class Pattern:
             if self.documents is None:
                 return False
             doc = self._doc
-            return doc[k] != doc[p]
+            # a key past the documents (an unused cache slot) is in none of them
+            return k >= len(doc) or p >= len(doc) or doc[k] != doc[p]
         if rule == "tree":
             qi, ki = self._draft(p), self._draft(k)
             return qi is not None and ki is not None and ki not in self._ancestors[qi]

@@ -78,10 +78,18 @@ class WindowOffByOneResult(TableMistake):
     keys_wrong: tuple[int, ...] = ()  # with W + 1
 
 
+def _window_rule(config: ExploreConfig, w: int) -> dict:
+    """The Pattern's window fields for a window of W (explore.patterns.pattern_of):
+    without the causal rule two-sided, |q - k| <= W (W + 1 keys up to the query)."""
+    if config.causal:
+        return dict(window=w)
+    return dict(window=w + 1, window_right=w if config.window_right is None else config.window_right)
+
+
 def window_off_by_one(config: ExploreConfig) -> WindowOffByOneResult:
     window = config.window or ASSUMED_WINDOW
-    correct = config.table(window=window)
-    wrong = config.table(window=window + 1)
+    correct = config.table(**_window_rule(config, window))
+    wrong = config.table(**_window_rule(config, window + 1))
     return WindowOffByOneResult(
         **_mistake(config, correct, wrong), window=window, assumed=config.window is None,
         keys_correct=_keys_per_row(correct), keys_wrong=_keys_per_row(wrong),
