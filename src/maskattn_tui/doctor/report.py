@@ -33,7 +33,8 @@ many there are. No NaN/Infinity tokens: a missing number is null.
 (-1 at PAD); positions findings' cells are [token, given, expected].
 `--expect --json` writes {schema "maskattn-doctor-expect/1", file, shape,
 representation, polarity, expected {past, new, pad, pad_side, causal,
-window, chunk, prefix, documents, tree}, match, differs, differs_count,
+window, chunk, prefix, documents, tree, window_right, bidirectional, pad_keys,
+cache_slots}, match, differs, differs_count,
 shown_but_hidden, hidden_but_shown}."""
 
 from __future__ import annotations
