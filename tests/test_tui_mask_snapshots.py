@@ -35,8 +35,13 @@ def big() -> np.ndarray:
 MASKS = {"leak6": (leak, ["down", "right", "right", "right", "right"]),
          "topleft2x5": (top_left, ["down"]),
          "blocks4096": (big, ["right"])}
+#: Each mask once in English, two in Chinese, both sizes; mask mode's panes
+#: at other sizes and languages are read as text in test_tui_mask.py and
+#: test_tui_mask_nav.py.
 CASES = [pytest.param(name, lang, size, id=f"{name}-{lang}-{size[0]}x{size[1]}")
-         for name in MASKS for lang in ("en", "zh") for size in SIZES]
+         for name, lang, size in (("leak6", "en", SIZES[0]), ("leak6", "zh", SIZES[1]),
+                                  ("topleft2x5", "en", SIZES[0]),
+                                  ("blocks4096", "en", SIZES[1]), ("blocks4096", "zh", SIZES[0]))]
 
 
 @pytest.mark.parametrize("name,lang,size", CASES)

@@ -1,5 +1,5 @@
 """Snapshots of each mask pattern in the app (pytest-textual-snapshot), at
-80x24 and 120x36: the presets named after the models that use them, the
+80x24: the presets named after the models that use them, the
 pattern experiments, the lens with the flex mask_mod, and a refused pattern
 value. Every SVG here was looked at as a PNG before it was accepted. Update
 with `pytest tests/test_tui_pattern_snapshots.py --snapshot-update` (never
@@ -13,7 +13,9 @@ from maskattn_tui.explore import ExploreConfig
 from maskattn_tui.explore.patterns import PRESETS, preset_changes
 from maskattn_tui.tui import make_app
 
-SIZES = [(80, 24), (120, 36)]
+#: Each pattern at 80x24 (two at 120x36 in Chinese); what its grid holds is
+#: read as text in test_tui_pattern_panel.py and test_render_one_drawing.py.
+SIZES = [(80, 24)]
 PATTERNS = [name for name in PRESETS if name != "causal"]
 
 

@@ -8,12 +8,14 @@ import pytest
 
 from maskattn_tui.tui import make_app
 
-SIZES = [(80, 24), (120, 36)]
-CASES = [
-    pytest.param(lang, size, step, id=f"{lang}-{size[0]}x{size[1]}-step{step}")
-    for lang in ("en", "zh")
-    for size in SIZES
-    for step in range(1, 6)
+#: Each step's drawing at the smallest full screen (80x24) in English; the
+#: whole screen in Chinese at 80x24 (step 4, the widest table) and at 160x48.
+#: What a pane holds in each language and at each size is read as text in
+#: test_tui_reading.py, test_tui_drawing.py, test_tui_resize.py and
+#: test_render_one_drawing.py; these are the pictures of it.
+CASES = [pytest.param("en", (80, 24), step, id=f"en-80x24-step{step}") for step in range(1, 6)] + [
+    pytest.param("zh", (80, 24), 4, id="zh-80x24-step4"),
+    pytest.param("zh", (160, 48), 5, id="zh-160x48-step5"),
 ]
 
 
@@ -27,7 +29,7 @@ def test_help_screen(snap_compare, lang):
     assert snap_compare(make_app(step=2, lang=lang), press=["question_mark"], terminal_size=(80, 24))
 
 
-@pytest.mark.parametrize("lang,step", [("en", 4), ("zh", 5)], ids=["en-80x24-step4", "zh-80x24-step5"])
+@pytest.mark.parametrize("lang,step", [("en", 4)], ids=["en-80x24-step4"])
 def test_zoomed_figure(snap_compare, lang, step):
     assert snap_compare(make_app(step=step, lang=lang), press=["z"], terminal_size=(80, 24))
 
@@ -41,7 +43,7 @@ def test_selected_row_step5(snap_compare):
     assert snap_compare(make_app(step=5, lang="zh"), press=["down"], terminal_size=(120, 36))
 
 
-@pytest.mark.parametrize("size", [(50, 24), (100, 12), (20, 6)], ids=["50x24", "100x12", "20x6"])
+@pytest.mark.parametrize("size", [(50, 24), (20, 6)], ids=["50x24", "20x6"])
 def test_too_small_notice(snap_compare, size):
     assert snap_compare(make_app(step=2), terminal_size=size)
 
