@@ -68,6 +68,10 @@ def table_scan(source: TableSource) -> dict:
 class TableBlock(Block):
     """A visibility table: header lines, then one line per query row."""
 
+    #: A 2-column marked cell shows "!" alone (a compared table: the cell is
+    #: the other way round); mask mode keeps the glyph (both its tables carry marks).
+    mark_alone = True
+
     def __init__(self, source: TableSource, palette: Palette, lang: str, row: int,
                  cell_width: int, title: str | None = None, wrap_title: bool = False) -> None:
         self.source, self.palette, self.lang, self.row = source, palette, lang, row
@@ -151,7 +155,7 @@ class TableBlock(Block):
             room = cw - len(mark)
             if room > 1 and reason not in MASK_GLYPHS:
                 room -= 1
-            elif mark and reason not in MASK_GLYPHS:
+            elif mark and self.mark_alone:
                 # No room for glyph, mark and gap ("F!F!F!" ran together): the
                 # mark alone; a cell that differs is the other way round from
                 # the table it is compared with (the legend says so).

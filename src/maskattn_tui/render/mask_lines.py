@@ -28,6 +28,8 @@ COMPACT = 2
 class MaskTableBlock(TableBlock):
     """A TableBlock whose selected cell (row, col) is drawn reversed."""
 
+    mark_alone = False  # your mask and the rule both mark a cell: each keeps its glyph
+
     def __init__(self, *args, col: int = 0, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.col = col
