@@ -94,10 +94,15 @@ def _rule_words(config: ExploreConfig, lang: str) -> str:
     words = [t("explore.rule.causal" if config.causal else "explore.rule.not_causal", lang)]
     for name in PATTERN_FIELDS:
         value = getattr(config, name)
-        if value is not None:
+        if name == "window" and value is not None and not config.causal:
+            right = value if config.window_right is None else config.window_right
+            words.append(t("explore.rule.window_two_sided", lang, left=value, right=right))
+        elif value is not None:
             shown = (shown_spans(value) if name == "bidirectional"
                      else ",".join(map(str, value)) if isinstance(value, tuple) else value)
             words.append(t(f"explore.rule.{name}", lang, value=shown))
+    if config.cache_slots:
+        words.append(t("explore.rule.cache_slots", lang, value=config.cache_slots))
     return t("explore.rule_sep", lang).join(words)
 
 
