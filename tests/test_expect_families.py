@@ -202,3 +202,14 @@ def test_the_big_path_refuses_what_it_cannot_draw(capsys):
         assert main(["print", "--past", "0", "--new", "40000", flag, value]) == 2
         err = capsys.readouterr().err.strip()
         assert "\n" not in err and f"{flag} is not available beyond the explorer's 32 + 32" in err
+
+
+def test_no_check_line_where_expect_would_not_hold(tmp_path, capsys):
+    # a Hugging Face pair is no file; a file whose batches differ fails one --expect
+    assert main(["doctor", "--attention-mask", "0,0,1,1,1"]) == 0
+    assert "--expect" not in capsys.readouterr().out.split("findings:")[0]
+    two = np.stack([np.tril(np.ones((4, 4), bool))] * 2)
+    two[1][:, 0] = False
+    np.save(tmp_path / "two.npy", two)
+    assert main(["doctor", str(tmp_path / "two.npy")]) == 0
+    assert "To check this reading" not in capsys.readouterr().out

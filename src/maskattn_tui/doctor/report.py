@@ -274,7 +274,10 @@ def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...
     lines = summary_lines(diag, info, lang)
     from maskattn_tui.doctor.expect_args import reading_flags  # the exact reading as --expect flags
 
-    flags = reading_flags(diag.rule) if diag.fit.comparison.count == 0 and not diag.alternatives else None
+    # a file whose slices all read alike: --expect checks every slice of it
+    one_file = info.format != "hf-pair" and getattr(info, "distinct_slices", None) in (None, 1)
+    exact = one_file and diag.fit.comparison.count == 0 and not diag.alternatives
+    flags = reading_flags(diag.rule) if exact else None
     if flags is not None:
         lines.append(t("doctor.report.check", lang, file=info.path, flags=flags))
     findings = ordered_findings(diag, extra)
