@@ -236,9 +236,10 @@ def _random_keys() -> list[str]:
 
 
 #: Each burst costs a relayout at a new size (~0.4 s): the step machine's
-#: transitions are checked exhaustively in test_step_machine.py; this run is
-#: about the screen surviving keys and resizes mixed.
-BURSTS = 20
+#: transitions are checked exhaustively in test_step_machine.py and
+#: test_app_model.py; this run is about the screen surviving keys and
+#: resizes mixed.
+BURSTS = 10
 
 
 @pytest.mark.slow
