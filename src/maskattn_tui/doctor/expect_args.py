@@ -58,6 +58,14 @@ def _spans(runs, stop: int) -> tuple[tuple[int, int], ...] | None:
     return out or None
 
 
+def _covered(runs, a: int, b: int) -> bool:
+    """Do the runs [x, y) cover [a, b)?"""
+    for x, y in sorted(runs):
+        if x <= a < y:
+            a = y
+    return a >= b
+
+
 def options_of_reading(rule):
     """The --expect options that state a reading of the doctor (a
     doctor.rules.Rule), or None when explore's fields cannot state it: the
@@ -65,8 +73,8 @@ def options_of_reading(rule):
     round trip on every family)."""
     from maskattn_tui.doctor.expect import ExpectOptions
 
-    slots = rule.unused
-    filled = rule.keys - slots
+    filled = rule.keys if rule.tree is not None else min(rule.keys, rule.offset + rule.rows)
+    slots = rule.keys - filled  # keys after the last query's position: unused cache slots
     values: dict[str, object] = dict(past=rule.offset, new=rule.rows, causal=rule.causal, chunk=rule.chunk,
                                      prefix=rule.prefix, documents=rule.documents, tree=rule.tree,
                                      cache_slots=slots)
@@ -77,6 +85,8 @@ def options_of_reading(rule):
         values.update(pad=rule.pad, pad_side="right")
     elif rule.pad:
         gaps.append((rule.keys - rule.pad, rule.keys))  # right PAD before the slots: PAD keys
+    if slots and not rule.causal and not _covered(gaps, filled, rule.keys):
+        return None  # keys after the queries that some row sees: no static cache
     values["pad_keys"] = _spans(sorted(gaps), filled)
     values["bidirectional"] = _spans(rule.blocks, filled)
     if rule.window is not None and not rule.causal:
