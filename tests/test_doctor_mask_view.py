@@ -275,7 +275,7 @@ def test_auto_picks_the_smallest_size_that_fits():
 
 
 def test_resizing_keeps_the_selected_place():
-    s = new_state(4096, 4096, "en", 40, 40)
+    s = new_state(4096, 4096, 40, 40)
     assert s.auto and s.size == 128 and s.shape == (32, 32)
     s = s.move(5, 7)  # block (5, 7) of 128: cells 640.., 896..
     assert s.place == (640, 896)
@@ -287,7 +287,7 @@ def test_resizing_keeps_the_selected_place():
 
 
 def test_drill_down_and_back():
-    s = new_state(1000, 700, "en", 20, 20, size=128).move(7, 5)
+    s = new_state(1000, 700, 20, 20, size=128).move(7, 5)
     assert s.shape == (8, 6) and s.span == (896, 1000, 640, 700)
     d = s.drill()
     assert d.cells and d.window == (896, 1000, 640, 700) and d.shape == (104, 60)
@@ -299,7 +299,7 @@ def test_drill_down_and_back():
 
 
 def test_a_new_room_repicks_auto_but_not_a_chosen_size():
-    s = new_state(4096, 4096, "en", 40, 40)
+    s = new_state(4096, 4096, 40, 40)
     assert s.with_fit(20, 20).size == 256
     chosen = s.resize(-1)
     assert chosen.with_fit(20, 20).size == 64
@@ -317,7 +317,7 @@ def test_sections_say_the_findings_and_the_selected_leak_in_both_languages():
     mask[1, 4] = True
     t = tables_of(mask)
     info = type("Info", (), {"path": "leak.npy", "format": "npy", "dtype": "bool", "shape": (6, 6), "batch": None})()
-    s = new_state(6, 6, "en", 20, 20).move(1, 4)
+    s = new_state(6, 6, 20, 20).move(1, 4)
     en = sections(t, info, s, "en", glyph)
     zh = sections(t, info, s, "zh", glyph)
     here = " ".join(text for _, text in en[0].paragraphs)
@@ -336,7 +336,7 @@ def test_block_sections_count_the_blocks_cells():
     mask[3, 40] = True
     t = tables_of(mask)
     info = type("Info", (), {"path": "m.npy", "format": "npy", "dtype": "bool", "shape": (64, 64), "batch": None})()
-    s = new_state(64, 64, "en", 20, 20, size=32)
+    s = new_state(64, 64, 20, 20, size=32)
     text = [p for _, p in sections(t, info, s, "en", glyph)[0].paragraphs]
     assert text[0].startswith("block of queries q0-q31 x keys k0-k31 (1,024 cells)")
     assert text[1] == "your mask: 528 visible, partial (some cells visible)"  # 32*33/2

@@ -167,15 +167,15 @@ def test_the_command_line_opens_the_app_on_a_big_configuration(monkeypatch):
         async def go() -> None:
             async with self.run_test(size=(80, 24)) as pilot:
                 await pilot.pause()
-                seen.append((self.screen, self.screen.query_one("#mask-title").render()))
+                seen.append((self.screen, self.screen.query_one("#mask-title").render(), self.model.lang))
 
         asyncio.run(go())
 
     monkeypatch.setattr(MaskattnApp, "run", headless)
     assert main(["--lang", "zh", "--new", "131072", "--window", "4096"]) == 0
-    screen, title = seen[0]
+    screen, title, lang = seen[0]
     assert isinstance(screen, MaskScreen) and isinstance(screen.doc, RuleDoc)
-    assert screen.state.lang == "zh" and screen.doc.tables.keys == 3 + 131072
+    assert lang == "zh" and screen.doc.tables.keys == 3 + 131072
     assert "131,072 × 131,075" in str(title)
 
 

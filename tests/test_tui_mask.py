@@ -127,7 +127,7 @@ async def test_the_language_follows_into_the_figure(leak):
         await pilot.press("L")
         await pilot.pause()
         screen = app.screen
-        assert screen.state.lang == "zh"
+        assert app.model.lang == "zh"  # one language: the app model's
         assert "你的掩码" in text_of(screen.query_one("#mask-grid"))
         assert "发现" in text_of(screen.query_one("#mask-explain"))
         await pilot.press("escape")

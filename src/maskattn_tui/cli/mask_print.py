@@ -31,11 +31,11 @@ def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | 
 
     frozen = TableBlock(CellSource(tables, "user"), palette, lang, 0, 1).frozen
     fit_cols = max(1, ((width - GAP) // 2 - frozen) // COMPACT)
-    state = new_state(tables.rows, tables.keys, lang, PAGE_ROWS, fit_cols, block)
-    twin = twin_tables(doc, state, table_sources(doc, state, tokens), palette, width)
+    state = new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block)
+    twin = twin_tables(doc, state, lang, table_sources(doc, state, tokens), palette, width)
     console.print(rule([Segment(palette.tr(doc.path), palette.style("title"))], palette))
     console.print(TextBlock([twin.window(y, 0, width) for y in range(twin.height)]), crop=False)
     console.print(BLANK)
-    console.print(AtWidth(lambda w: row_bars(doc, state, palette, w, min(BAR_KEYS, tables.keys))), crop=False)
+    console.print(AtWidth(lambda w: row_bars(doc, state, lang, palette, w, min(BAR_KEYS, tables.keys))), crop=False)
     console.print(BLANK)
-    console.print(AtWidth(lambda w: explanation(doc, state, palette, w)), crop=False)
+    console.print(AtWidth(lambda w: explanation(doc, state, lang, palette, w)), crop=False)

@@ -111,8 +111,8 @@ COMMANDS: tuple[Command, ...] = (
     _c("mask_keys_back", "ctrl+left", "ctrl+←", "mask_page(0,-1)", ONLY_MASK, "tui.m.key.keys_back"),
     _c("mask_keys_on", "ctrl+right", "ctrl+→", "mask_page(0,1)", ONLY_MASK, "tui.m.key.keys_on"),
     _c("mask_goto", "g", "g", "mask_goto", ONLY_MASK, "tui.m.key.goto", "goto", 7, "tui.m.short.goto"),
-    _c("mask_explain_up", "left_curly_bracket", "{", "mask_explain(-1)", ONLY_MASK, "tui.m.key.explain_up"),
-    _c("mask_explain_down", "right_curly_bracket", "}", "mask_explain(1)", ONLY_MASK, "tui.m.key.explain_down"),
+    _c("mask_explain_up", "left_curly_bracket", "{", "scroll_side(-1)", ONLY_MASK, "tui.m.key.explain_up"),
+    _c("mask_explain_down", "right_curly_bracket", "}", "scroll_side(1)", ONLY_MASK, "tui.m.key.explain_down"),
     # mask mode: another (batch, head) slice of a 3-D / 4-D mask (help only, not the footer)
     _c("slice_batch", "b", "b", "mask_slice(0,1)", ONLY_MASK, "doctor_tui.key.batch_next"),
     _c("slice_batch_back", "B", "B", "mask_slice(0,-1)", ONLY_MASK, "doctor_tui.key.batch_back"),
@@ -126,7 +126,11 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 BY_ID = {c.id: c for c in COMMANDS}
-BY_ACTION = {c.action_name: c for c in COMMANDS}
+#: An action's modes: those of every command running it (mask mode's { }
+#: scroll the side pane as PgUp/PgDn do in the figure and explore).
+ACTION_MODES: dict[str, frozenset[str]] = {
+    name: frozenset().union(*(c.modes for c in COMMANDS if c.action_name == name))
+    for name in {c.action_name for c in COMMANDS}}
 
 
 def available(command: Command, mode: str) -> bool:
@@ -136,8 +140,8 @@ def available(command: Command, mode: str) -> bool:
 def action_available(action: str, mode: str) -> bool:
     """Whether an action (as Textual names it, without arguments) may run
     in `mode`; an action not in the table (Textual's own) is not ours to refuse."""
-    command = BY_ACTION.get(action)
-    return command is None or available(command, mode)
+    modes = ACTION_MODES.get(action)
+    return modes is None or mode in modes
 
 
 @dataclass(frozen=True)

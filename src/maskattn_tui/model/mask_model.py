@@ -1,6 +1,7 @@
-"""Mask mode's state: which block size, which block or cell is selected, a
-drill-down into one block's cells, and the language. One frozen value and
-its transitions; pure Python (no numpy, no Textual), tested on its own.
+"""Mask mode's state: which block size, which block or cell is selected and
+a drill-down into one block's cells (the language is the app model's).
+One frozen value and its transitions; pure Python (no numpy, no Textual),
+tested on its own.
 
 The view is either the overview of the whole mask in blocks of `size`
 (size 1: the cells themselves) or, after a drill-down, the cells of one
@@ -55,7 +56,6 @@ def sizes_for(rows: int, keys: int, least: int = 1) -> tuple[int, ...]:
 class MaskState:
     rows: int
     keys: int
-    lang: str = "en"
     auto: bool = True
     size: int = 1
     #: The selection in the current view (a block, or a cell).
@@ -170,14 +170,10 @@ class MaskState:
             return self
         return self._at(self.size, self.place)
 
-    def with_lang(self, lang: str) -> MaskState:
-        return replace(self, lang=lang)
-
-
-def new_state(rows: int, keys: int, lang: str, fit_rows: int, fit_cols: int, size: int | None = None,
+def new_state(rows: int, keys: int, fit_rows: int, fit_cols: int, size: int | None = None,
               least: int = 1) -> MaskState:
     """The state at start: auto unless a block size is given."""
-    state = MaskState(rows, keys, lang, auto=size is None, fit=(max(1, fit_rows), max(1, fit_cols)), least=least)
+    state = MaskState(rows, keys, auto=size is None, fit=(max(1, fit_rows), max(1, fit_cols)), least=least)
     sizes = sizes_for(rows, keys, least)
     chosen = (auto_block(rows, keys, *state.fit, least) if size is None
               else max((s for s in sizes if s <= size), default=sizes[0]))

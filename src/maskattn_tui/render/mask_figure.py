@@ -28,9 +28,8 @@ def table_sources(doc, state, tokens: tuple[str, ...] | None = None) -> tuple:
     return BlockSource(tables, "user", state.size), BlockSource(tables, "rule", state.size)
 
 
-def twin_tables(doc, state, sources: tuple, palette: Palette, width: int) -> Twin:
+def twin_tables(doc, state, lang: str, sources: tuple, palette: Palette, width: int) -> Twin:
     """The two tables side by side in `width` cells, the selection marked."""
-    lang = state.lang
     user, rule = sources
     probe = MaskTableBlock(user, palette, lang, state.row, 1)
     cw = cell_width(user, palette, lang, (width - GAP) // 2, probe.frozen)
@@ -51,9 +50,9 @@ def keys_shown(doc, state, room: int) -> list[int]:
     return list(range(c0, min(keys, c0 + room)))
 
 
-def row_bars(doc, state, palette: Palette, width: int, room: int) -> TextBlock:
+def row_bars(doc, state, lang: str, palette: Palette, width: int, room: int) -> TextBlock:
     """The selected row's weights: `room` keys' bars under their caption."""
-    lang, tables = state.lang, doc.tables
+    tables = doc.tables
     row = state.place[0]
     weights = doc.weights(row)
     shown = keys_shown(doc, state, room)
@@ -67,10 +66,10 @@ def row_bars(doc, state, palette: Palette, width: int, room: int) -> TextBlock:
     return bar_lines(caption, keys, float(weights.weights.max()), palette, lang, width)
 
 
-def explanation(doc, state, palette: Palette, width: int) -> TextBlock:
+def explanation(doc, state, lang: str, palette: Palette, width: int) -> TextBlock:
     """The selection, the findings, what was read, the legend."""
     if hasattr(doc, "sections"):  # a rule the user built (scale.rule_doc): the rule, no doctor reading
-        found = doc.sections(state, state.lang, palette.cell_glyph)
+        found = doc.sections(state, lang, palette.cell_glyph)
     else:
-        found = sections(doc.tables, doc.info, state, state.lang, palette.cell_glyph)
+        found = sections(doc.tables, doc.info, state, lang, palette.cell_glyph)
     return TextBlock(section_lines(found, palette, width))

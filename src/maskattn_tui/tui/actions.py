@@ -1,7 +1,8 @@
 """The app's actions, each one transition of the app model (model/
 app_model.py) or a scroll: the player's and the screen's (PlayerActions),
-explore mode's and the scenario files' (ExploreActions). Mixed into
-MaskattnApp; which are available when is the command table's business."""
+explore mode's and the scenario files' (ExploreActions), mixed into
+MaskattnApp with the scroll keys' (tui/scroll.py, mask mode's too). Which
+are available when is the command table's business."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import is_mask_path
 from maskattn_tui.model.step_machine import PlayerState
 from maskattn_tui.render.palette import ASCII
+from maskattn_tui.tui.scroll import ScrollActions
 from maskattn_tui.tui.widgets.player import dwell_text
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from maskattn_tui.model.app_model import AppModel
 
 
-class PlayerActions:
+class PlayerActions(ScrollActions):
     model: AppModel
 
     def _player(self, transition: Callable[[PlayerState], PlayerState]) -> None:
@@ -83,22 +85,15 @@ class PlayerActions:
         mode = getattr(getattr(self.screen, "state", None), "mode", None) or self.model.mode
         self.push_screen(HelpScreen(self.model.lang, palette_key, ascii=self.glyphs is ASCII, mode=mode))
 
+    def scrolled(self, pane: str):
+        if pane == "side":  # with an experiment or the lens on, their pane is the one to read
+            return self.query_one("#lab-pane" if self.model.side_pane == "lab" else "#explain")
+        return self.query_one(f"#{pane}")
+
     def action_scroll_grid(self, dx: int, dy: int) -> None:
-        self.query_one("#grid").scroll_relative(x=dx or None, y=dy or None, animate=False)
-        if dx and self.model.side_pane == "lab":
+        super().action_scroll_grid(dx, dy)
+        if dx and self.model.side_pane == "lab":  # the experiments' tables are as wide as the grid
             self.query_one("#lab-pane").scroll_relative(x=dx, animate=False)
-
-    def action_scroll_bars(self, pages: int) -> None:
-        bars = self.query_one("#bars")
-        bars.scroll_relative(y=pages * max(1, bars.size.height - 1), animate=False)
-
-    def action_scroll_side(self, pages: int) -> None:
-        # With an experiment or the lens on, their pane is the one to read.
-        pane = self.query_one("#lab-pane" if self.model.side_pane == "lab" else "#explain")
-        if pages < 0:
-            pane.scroll_page_up(animate=False)
-        else:
-            pane.scroll_page_down(animate=False)
 
 
 class ExploreActions:

@@ -1,13 +1,25 @@
-"""What the explore panel reads to label its ticks with their keys: which
-of its experiments have a key (EXPLORE_BINDINGS), a command of the table
-(model.commands) by its binding id ("x.lens", "x.leak_probe", ...) and how
-its key is shown."""
+"""The command table's rows (model.commands) as Textual bindings, for the
+figure's screen and mask mode's alike (`binding`); and what the explore
+panel reads to label its ticks with their keys: which of its experiments
+have a key (EXPLORE_BINDINGS), a command by its binding id ("x.lens",
+"x.leak_probe", ...) and how its key is shown."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual.binding import Binding
+
+from maskattn_tui.i18n import t
 from maskattn_tui.model.commands import BY_ID, COMMANDS, Command
+
+
+def binding(command: Command, target: str = "") -> Binding:
+    """The command's binding, its action run on `target` ("app." or the
+    screen's own: ""). The English description is what Textual's own key
+    panel shows; our footer and help translate it live through the table."""
+    return Binding(command.keys, target + command.action, t(command.help, "en"), show=False,
+                   key_display=command.display, id=command.id)
 
 #: Explore mode's keys as the panel names them ("x.<command id>").
 EXPLORE_IDS = ("explore", "save", "open", "leak_probe", "offset_bug", "polarity_bug", "causal_off",

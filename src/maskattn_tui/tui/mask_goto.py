@@ -66,7 +66,7 @@ def ask_goto(screen) -> None:
     def done(text: str | None) -> None:
         if text is None or not text.strip():
             return
-        lang, now = screen.state.lang, screen.state
+        lang, now = screen.lang, screen.state
         parsed = parse_goto(text)
         if parsed is None:
             app.notify(t("tui.m.goto.bad", lang, text=text.strip()[:40]), severity="warning", markup=False)
@@ -79,5 +79,5 @@ def ask_goto(screen) -> None:
             return
         screen.state = now.goto(row, key)
 
-    app.push_screen(GotoDialog(state.lang, state.rows, state.keys, state.place, ascii=screen.glyphs is ASCII),
+    app.push_screen(GotoDialog(screen.lang, state.rows, state.keys, state.place, ascii=screen.glyphs is ASCII),
                     done)

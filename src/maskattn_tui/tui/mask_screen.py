@@ -1,7 +1,8 @@
 """Mask mode: a user's saved mask in the app (`maskattn-tui --mask FILE`,
 or `o` and a mask file). Its own Screen over the figure's, with its own
-state (model/mask_model.py) and keys (the command table's "mask" rows):
-the user's table and the inferred rule's side by side, differing cells
+state (model/mask_model.py) and keys (the command table's "mask" rows;
+the language, help, open and quit are the app's, as are its model's
+language and the scroll actions, tui/scroll.py): the user's table and the inferred rule's side by side, differing cells
 marked "!", the bars of the selected row, the doctor's findings.
 
 Big masks are shown as a block overview (full / partial / empty blocks,
@@ -13,8 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from typing import NamedTuple
+
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container
 from textual.reactive import reactive
 from textual.screen import ModalScreen
@@ -24,12 +26,14 @@ from maskattn_tui.doctor.mask_open import MaskDoc, open_mask, split_key
 from maskattn_tui.doctor.mask_source import CellSource
 from maskattn_tui.doctor.mask_text import view_line
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.i18n import LANGS, t
-from maskattn_tui.model.commands import COMMANDS, MASK, Command
+from maskattn_tui.i18n import t
+from maskattn_tui.model.commands import COMMANDS, MASK
 from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.render.grid_lines import TableBlock
 from maskattn_tui.render.mask_lines import COMPACT, GAP
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
+from maskattn_tui.tui.bindings import binding
+from maskattn_tui.tui.scroll import ScrollActions
 from maskattn_tui.tui.themed import ThemedScreen, themed_css
 from maskattn_tui.tui.widgets.keybar import KeyBar
 from maskattn_tui.tui.widgets.mask_views import MaskBarsView, MaskExplainView, MaskGridView
@@ -42,13 +46,19 @@ GRID_SHARE = 0.6
 GRID_CHROME = 4
 
 
-def binding(command: Command) -> Binding:
-    return Binding(command.keys, command.action, t(command.help, "en"), show=False,
-                   key_display=command.display, id=command.id)
+#: The app's actions in mask mode too (its model holds the language).
+APP_ACTIONS = frozenset({"toggle_language", "help", "quit", "open_scenario"})
 
 
-class MaskScreen(ThemedScreen):
-    BINDINGS = [binding(c) for c in COMMANDS if MASK in c.modes]
+class Footer(NamedTuple):
+    """What the footer (KeyBar) reads: the mode and the language."""
+
+    mode: str
+    lang: str
+
+
+class MaskScreen(ScrollActions, ThemedScreen):
+    BINDINGS = [binding(c, "app." if c.action_name in APP_ACTIONS else "") for c in COMMANDS if MASK in c.modes]
     DEFAULT_CSS = """
     MaskScreen { layout: vertical; }
     MaskScreen > #mask-title { height: 1; background: $panel; color: $foreground; text-style: bold; padding: 0 1; }
@@ -68,7 +78,7 @@ class MaskScreen(ThemedScreen):
 
     state: reactive[MaskState | None] = reactive(None, always_update=False, repaint=False)
 
-    def __init__(self, doc: MaskDoc, lang: str, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
+    def __init__(self, doc: MaskDoc, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
         super().__init__()
         self.doc, self.glyphs = doc, glyphs
         tables = doc.tables
@@ -76,7 +86,7 @@ class MaskScreen(ThemedScreen):
         self._probe = CellSource(tables, "user")
         #: The title bar's text as last shown.
         self._title: str | None = None
-        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, lang, 20, 20, size,
+        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, 20, 20, size,
                                                       getattr(tables, "least", 1)))  # a rule: scale.rule_tables
 
     def compose(self) -> ComposeResult:
@@ -89,7 +99,12 @@ class MaskScreen(ThemedScreen):
                 yield MaskExplainView(doc, glyphs, id="mask-explain")
         yield KeyBar(glyphs, id="mask-keys")
 
+    @property
+    def lang(self) -> str:
+        return self.app.model.lang
+
     def on_mount(self) -> None:
+        self.watch(self.app, "model", self._app_model_changed, init=False)
         self.set_class(self.glyphs is ASCII, "-ascii")
         if self.glyphs is ASCII:
             self.query_one("#mask-title").styles.text_style = "bold"
@@ -99,6 +114,13 @@ class MaskScreen(ThemedScreen):
     def on_resize(self) -> None:
         self._fit()
 
+    def _app_model_changed(self, old, new) -> None:
+        if old is not None and old.lang != new.lang and self.is_attached:
+            self._fit()  # the labels' width may differ
+            self._show(self.state)
+            for view in self.query("MaskGridView, MaskBarsView, MaskExplainView"):
+                view.update_figure(None)  # a new language: a new figure key
+
     def _fit(self) -> None:
         """The grid's height, and the cells an overview may take (auto)."""
         width, height = self.size
@@ -106,7 +128,7 @@ class MaskScreen(ThemedScreen):
             return
         grid_h = self._grid_room()
         tables = self.doc.tables
-        frozen = TableBlock(self._probe, Palette(glyphs=self.glyphs), self.state.lang, 0, 1).frozen
+        frozen = TableBlock(self._probe, Palette(glyphs=self.glyphs), self.lang, 0, 1).frozen
         half = (width - 3 - GAP) // 2  # the pane's padding and scrollbar
         self.state = self.state.with_fit(grid_h - GRID_CHROME, (half - frozen) // COMPACT)
 
@@ -133,8 +155,8 @@ class MaskScreen(ThemedScreen):
             grid.styles.height = height
         for view in self.query("MaskGridView, MaskBarsView, MaskExplainView"):
             view.model = state
-        self.query_one("#mask-keys", KeyBar).model = state
-        lang, tr = state.lang, Palette(glyphs=self.glyphs).tr
+        lang, tr = self.lang, Palette(glyphs=self.glyphs).tr
+        self.query_one("#mask-keys", KeyBar).model = Footer(state.mode, lang)
         name = os.path.basename(self.doc.path)
         picker = getattr(self.doc, "capture", None)
         if picker is not None:  # a capture folder: which call and slice this table is
@@ -175,7 +197,7 @@ class MaskScreen(ThemedScreen):
         """b / B, h / H: the next or previous batch or head slice (a new mask mode on it)."""
         from maskattn_tui.doctor.mask_open import other_slice
 
-        lang = self.state.lang
+        lang = self.lang
         try:
             doc = other_slice(self.doc, dim, delta)
         except MaskattnError as e:
@@ -195,7 +217,7 @@ class MaskScreen(ThemedScreen):
 
     def _capture_step(self, how: str, delta: int) -> None:
         """n / N, m / M on a capture folder: mask mode on another call's table."""
-        picker, lang = getattr(self.doc, "capture", None), self.state.lang
+        picker, lang = getattr(self.doc, "capture", None), self.lang
         moved = getattr(picker, how)(delta) if picker is not None else None
         if moved is None:
             self.app.notify(t("capture.picker.not_capture" if picker is None else "capture.picker.end", lang),
@@ -214,35 +236,8 @@ class MaskScreen(ThemedScreen):
         else:
             self.app.pop_screen()
 
-    def action_toggle_language(self) -> None:
-        lang = LANGS[(LANGS.index(self.state.lang) + 1) % len(LANGS)]
-        self.state = self.state.with_lang(lang)
-        app = self.app
-        if getattr(app, "model", None) is not None and app.model.lang != lang:
-            app.action_toggle_language()  # the figure under this screen follows
-
-    def action_help(self) -> None:
-        self.app.action_help()
-
-    def action_quit(self) -> None:
-        self.app.exit()
-
-    def action_open_scenario(self) -> None:
-        self.app.action_open_scenario()
-
-    def action_scroll_grid(self, dx: int, dy: int) -> None:
-        self.query_one("#mask-grid").scroll_relative(x=dx or None, y=dy or None, animate=False)
-
-    def action_scroll_bars(self, pages: int) -> None:
-        bars = self.query_one("#mask-bars")
-        bars.scroll_relative(y=pages * max(1, bars.size.height - 1), animate=False)
-
-    def action_mask_explain(self, pages: int) -> None:
-        pane = self.query_one("#mask-explain")
-        if pages < 0:
-            pane.scroll_page_up(animate=False)
-        else:
-            pane.scroll_page_down(animate=False)
+    def scrolled(self, pane: str):
+        return self.query_one({"grid": "#mask-grid", "bars": "#mask-bars", "side": "#mask-explain"}[pane])
 
     # Home/End, PgUp/PgDn, their key-axis twins and g (tui/mask_goto.py).
     def action_mask_edge(self, axis: int, last: int) -> None:
@@ -261,7 +256,7 @@ def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
     """Mask mode on `doc` (a mask mode already open gives way to it)."""
     if isinstance(app.screen, MaskScreen):
         app.pop_screen()
-    screen = MaskScreen(doc, app.model.lang, app.glyphs, size)
+    screen = MaskScreen(doc, app.glyphs, size)
     app.push_screen(screen)
     return screen
 

@@ -9,21 +9,15 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from maskattn_tui.i18n import t
-from maskattn_tui.model.commands import BOTH, COMMANDS, Command
+from maskattn_tui.model.commands import BOTH, COMMANDS
+from maskattn_tui.tui.bindings import binding
 from maskattn_tui.tui.themed import ThemedScreen, themed_css
-
-
-def binding(command: Command) -> Binding:
-    # The English description is what Textual's own key panel shows; our
-    # footer and help translate it live through the command table.
-    return Binding(command.keys, f"app.{command.action}", t(command.help, "en"), show=False,
-                   key_display=command.display, id=command.id)
 
 
 class FigureScreen(ThemedScreen):
     DEFAULT_CSS = themed_css("FigureScreen")  # the figure's meanings (tui/themed.py)
     # Mask mode's own keys are bound on its screen (tui/mask_screen.py).
-    BINDINGS = [binding(c) for c in COMMANDS if c.id != "quit" and c.modes & BOTH] + [
+    BINDINGS = [binding(c, "app.") for c in COMMANDS if c.id != "quit" and c.modes & BOTH] + [
         # q quits from the figure; the App's own ctrl+q stays as Textual has it.
         Binding("q", "app.quit", t("tui.key.quit", "en"), show=False, id="quit"),
     ]

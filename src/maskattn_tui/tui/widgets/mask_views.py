@@ -28,6 +28,11 @@ class MaskView(LinesView):
         super().__init__(*args, **kwargs)
         self.doc = doc
 
+    @property
+    def lang(self) -> str:
+        """The app model's language (mask mode's screen reads it there)."""
+        return self.screen.lang
+
     def width(self) -> int:
         """The width lines are drawn for (the scrollbar's gutter excluded)."""
         return max(8, self.scrollable_content_region.width)
@@ -45,7 +50,7 @@ class MaskView(LinesView):
         language, width): a move never shrinks it, so a new virtual size,
         and the layout of the whole screen it costs, is rare."""
         assert self.figure is not None
-        key = (state.size, state.window, state.lang, self.width())
+        key = (state.size, state.window, self.lang, self.width())
         held = self._held
         height = self.figure.height if held is None or held[0] != key else max(held[1], self.figure.height)
         self._held = (key, height)
@@ -70,7 +75,7 @@ class MaskGridView(MaskView):
         return self._sources[key]
 
     def figure_key(self, state: MaskState) -> object:
-        return (state.size, state.window, state.lang, self.width())
+        return (state.size, state.window, self.lang, self.width())
 
     def build(self, state: MaskState) -> Block:
         key = (self.figure_key(state), self.palette())
@@ -84,7 +89,7 @@ class MaskGridView(MaskView):
         return twin
 
     def _twin(self, state: MaskState) -> Twin:
-        return twin_tables(self.doc, state, self.sources(state), self.palette(), self.width())
+        return twin_tables(self.doc, state, self.lang, self.sources(state), self.palette(), self.width())
 
     def frame_size(self, state: MaskState) -> Size:
         assert isinstance(self.figure, Twin)
@@ -124,14 +129,14 @@ class MaskGridView(MaskView):
 
 class MaskBarsView(MaskView):
     def figure_key(self, state: MaskState) -> object:
-        return (state.place, state.size, state.window, state.lang, self.width(), self.size.height)
+        return (state.place, state.size, state.window, self.lang, self.width(), self.size.height)
 
     def keys_shown(self, state: MaskState, room: int) -> list[int]:
         return keys_shown(self.doc, state, room)
 
     def build(self, state: MaskState) -> Block:
         room = max(1, self.scrollable_content_region.height - 3)
-        return row_bars(self.doc, state, self.palette(), self.width(), room)
+        return row_bars(self.doc, state, self.lang, self.palette(), self.width(), room)
 
     def row_moved(self, old: MaskState, new: MaskState) -> None:
         self.refresh()
@@ -142,16 +147,16 @@ class MaskBarsView(MaskView):
 
 class MaskExplainView(MaskView):
     def figure_key(self, state: MaskState) -> object:
-        return (state, self.width())
+        return (state, self.lang, self.width())
 
     def build(self, state: MaskState) -> Block:
         from maskattn_tui.render.grid_lines import TextBlock
         from maskattn_tui.render.mask_stats import stats_lines
 
         palette, width = self.palette(), self.width()
-        told = explanation(self.doc, state, palette, width)
+        told = explanation(self.doc, state, self.lang, palette, width)
         # FlexAttention's block statistics first: what `print(block_mask)` says.
-        return TextBlock([*stats_lines(self.doc.tables, state.lang, palette, width), *told.lines])
+        return TextBlock([*stats_lines(self.doc.tables, self.lang, palette, width), *told.lines])
 
     def row_moved(self, old: MaskState, new: MaskState) -> None:
         self.refresh()
