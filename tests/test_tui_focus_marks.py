@@ -44,7 +44,6 @@ async def test_every_panel_control_shows_its_focus(monkeypatch, colors):
         seen = set()
         for _ in range(40):
             await pilot.press("tab")
-            await settle(pilot)
             widget = app.focused
             while widget is not None and not isinstance(widget, (Select, Input, Checkbox)):
                 widget = widget.parent  # a Select's overlay: the Select
@@ -53,6 +52,6 @@ async def test_every_panel_control_shows_its_focus(monkeypatch, colors):
                 break
             seen.add(widget.id)
             widget.scroll_visible(animate=False, immediate=True)
-            await settle(pilot)
+            await settle(pilot)  # the focus style and the scroll drawn: one settle for both
             assert marked(app, widget), widget.id
         assert {"x-preset", "x-past", "x-pad-side", "x-causal", "x-lens"} <= seen
