@@ -20,7 +20,10 @@ POSITIONS = [*range(0, 300), *range(995, 1005), *range(9990, 10010), *range(9999
 
 @pytest.mark.parametrize("seed", [0, 7, 2**32 - 1])
 @pytest.mark.parametrize("matrix,count,lo,hi", [("k", 2, -2, 2), ("v", 1, 1, 9), ("q", 2, -2, 2)])
-def test_draws_are_the_explorers_values(seed, matrix, count, lo, hi):
+def test_draws_are_the_explorers_values(monkeypatch, seed, matrix, count, lo, hi):
+    import maskattn_tui.scale.inputs as inputs
+
+    monkeypatch.setattr(inputs, "FEW", 0)  # the vector pass, however few the positions
     want = np.array([_draw(_rng(seed, matrix, p), count, lo, hi) for p in POSITIONS])
     np.testing.assert_array_equal(draws(seed, matrix, POSITIONS, count, lo, hi), want)
 
@@ -29,8 +32,15 @@ def test_a_generator_that_runs_out_of_outputs_is_drawn_by_random(monkeypatch):
     import maskattn_tui.scale.inputs as inputs
 
     monkeypatch.setattr(inputs, "OUTPUTS", 2)  # 2 outputs rarely give two draws below 5 of 8
+    monkeypatch.setattr(inputs, "FEW", 0)
     want = np.array([_draw(_rng(0, "k", p), 2, -2, 2) for p in range(200)])
     np.testing.assert_array_equal(draws(0, "k", range(200), 2, -2, 2), want)
+
+
+def test_few_positions_are_the_explorers_values_too():
+    want = np.array([_draw(_rng(3, "k", p), 2, -2, 2) for p in POSITIONS[:50]])
+    np.testing.assert_array_equal(draws(3, "k", POSITIONS[:50], 2, -2, 2), want)
+    assert draws(3, "v", [], 1, 1, 9).shape == (0, 1)
 
 
 @pytest.mark.slow

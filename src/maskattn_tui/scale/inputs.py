@@ -22,6 +22,9 @@ _N, _M = 624, 397
 OUTPUTS = 24
 #: Positions seeded together (the state is 624 x CHUNK uint32: 20 MiB).
 CHUNK = 8192
+#: Fewer positions than this are drawn by `random` itself: a vector pass has
+#: a fixed cost of 1,247 numpy steps (~10 ms), `random` ~6 us a position.
+FEW = 1024
 
 
 def _init_genrand(s: int) -> list[int]:
@@ -110,6 +113,11 @@ def draws(seed: int, matrix: str, positions, count: int, lo: int, hi: int) -> np
     """(len(positions), count) int64: row i equals explore.config's
     `_draw(_rng(seed, matrix, positions[i]), count, lo, hi)`."""
     positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+    if positions.size < FEW:  # a row move's few new keys
+        from maskattn_tui.explore.config import _draw, _rng
+
+        return np.array([_draw(_rng(seed, matrix, p), count, lo, hi) for p in positions.tolist()],
+                        dtype=np.int64).reshape(positions.size, count)
     out = np.zeros((positions.size, count), dtype=np.int64)
     texts = [f"maskattn-explore/{seed}/{matrix}/{p}".encode() for p in positions.tolist()]
     lengths = np.array([len(t) for t in texts], dtype=np.int64)
