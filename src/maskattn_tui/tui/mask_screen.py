@@ -1,9 +1,11 @@
 """Mask mode: a user's saved mask in the app (`maskattn-tui --mask FILE`,
 or `o` and a mask file). Its own Screen over the figure's, with its own
-state (model/mask_model.py) and keys (the command table's "mask" rows;
-the language, help, open and quit are the app's, as are its model's
-language and the scroll actions, tui/scroll.py): the user's table and the inferred rule's side by side, differing cells
-marked "!", the bars of the selected row, the doctor's findings.
+view state (model/mask_model.py: block size, selection, drill-down) and
+keys (the command table's "mask" rows). The language is the app model's,
+and L, ?, o and q run the app's actions; the scroll keys run the app's
+scroll actions (tui/scroll.py) on these panes. It shows the user's table and the inferred rule's
+side by side, differing cells marked "!", the bars of the selected row,
+the doctor's findings.
 
 Big masks are shown as a block overview (full / partial / empty blocks,
 as FlexAttention's BlockMask sees them), block size changeable, with a
