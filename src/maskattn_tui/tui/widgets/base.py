@@ -100,8 +100,8 @@ class LinesView(ScrollView, can_focus=False):
         return themed_palette(self, self.glyphs)
 
     def _theme_changed(self, _theme) -> None:
-        # Sent after the new theme's CSS is applied: a new palette (cached per
-        # theme), so a new key, and the figure is drawn again.
+        # Sent after the new theme's CSS is applied: a new palette (read
+        # again after the style update), so a new key, and the figure is drawn again.
         self.update_figure(None)
 
     # -- updating ------------------------------------------------------------------
@@ -134,8 +134,8 @@ class LinesView(ScrollView, can_focus=False):
         model = self.model
         if model is None or not self.is_mounted or not self.drawable():
             return
-        # The palette is part of the key: cached per theme, it changes with it
-        # (not with every style update, which would draw the figure again).
+        # The palette is part of the key, compared by value: a style update
+        # that leaves the theme's styles as they were draws nothing again.
         key = (self.figure_key(model), self.palette())
         if key == self._figure_key and self.figure is not None:
             if old is not None and self.selection_moved(old, model):
