@@ -9,7 +9,7 @@ label, palette label and help text (data/strings/tui*.json, both languages)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FIGURE, EXPLORE, MASK = "figure", "explore", "mask"
 BOTH = frozenset({FIGURE, EXPLORE})
@@ -165,7 +165,7 @@ def footer_entries(mode: str) -> list[FooterEntry]:
         if c.slot is None or not available(c, mode):
             continue
         if (mode, c.slot) in MODE_PRIORITY:
-            c = Command(**{**c.__dict__, "priority": MODE_PRIORITY[(mode, c.slot)]})
+            c = replace(c, priority=MODE_PRIORITY[(mode, c.slot)])
         if c.slot in entries:
             e = entries[c.slot]
             keys = e.keys if c.display in e.keys else (*e.keys, c.display)
