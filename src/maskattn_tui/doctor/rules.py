@@ -10,8 +10,9 @@ The parts combine as in Hugging Face's masking_utils (and the explorer):
     window   AND p - window < k        (window = keys incl. self, HF's
                                         sliding_window); not causal also
                                         k <= p + right (right = window - 1 unless
-                                        given: a two-sided window, which --expect
-                                        refuses, as explore does)
+                                        given: a two-sided window, --expect's
+                                        --no-causal --window W is window W + 1,
+                                        right W, HF's |q - k| <= W)
     chunk    AND (k-o) // chunk == (p-o) // chunk, o = the first real token
                                        with left PAD (HF's chunked_overlay)
     documents AND same document (lengths covering the keys)
