@@ -68,10 +68,11 @@ def test_left_padded_row_with_a_cache_labels_positions_and_pad():
     assert [src.col_label(c) for c in range(keys)] == [f"k{c}" for c in range(keys)]
     assert [src.col_is_pad(c) for c in range(keys)] == [True, True, False, False, False, False]
     assert [src.col_group(c) for c in range(keys)] == ["cached"] * 3 + ["new"] * 3
-    assert src.any_pad and not src.has_differs
+    assert src.any_pad
     for r in range(rows):
         for k in range(keys):
             assert src.cell(r, k) == expected_reason(bool(mask[r, k]), r, k, past, (0, 1))
+            assert not src.differs(r, k)  # the mask is its rule
     assert src.max_row_label() == len("q5") and src.max_col_label() == len("k5")
 
 

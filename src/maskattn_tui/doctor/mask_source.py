@@ -104,10 +104,6 @@ class CellSource(_Labels):
     def differs(self, row: int, col: int) -> bool:
         return self._tile(row, col)[1][row % TILE_ROWS][col % TILE_COLS]
 
-    @property
-    def has_differs(self) -> bool:
-        return not self.tables.exact
-
     def col_group(self, col: int) -> str | None:
         offset = self.tables.offset
         if not offset or not self.tables.causal:
@@ -153,10 +149,6 @@ class BlockSource(_Labels):
 
     def differs(self, row: int, col: int) -> bool:
         return self._differ[row][col]
-
-    @property
-    def has_differs(self) -> bool:
-        return not self.tables.exact
 
     def col_group(self, col: int) -> str | None:
         return None

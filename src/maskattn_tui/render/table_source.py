@@ -72,10 +72,6 @@ class StepTableSource:
     def differs(self, row: int, col: int) -> bool:
         return self._differs is not None and self._differs[row][col]
 
-    @property
-    def has_differs(self) -> bool:
-        return self._differs is not None and any(any(r) for r in self._differs)
-
     def row_label(self, row: int) -> str:
         if self._row_labels is not None:
             return self._row_labels[row]
@@ -168,8 +164,6 @@ class SyntheticSource:
 
     def differs(self, row: int, col: int) -> bool:
         return False
-
-    has_differs = False
 
     def row_label(self, row: int) -> str:
         return f"q{self.past + row}"
