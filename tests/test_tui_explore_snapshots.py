@@ -11,6 +11,7 @@ import pytest
 from maskattn_tui.explore import ExploreConfig
 from maskattn_tui.explore.experiments import EXPERIMENTS
 from maskattn_tui.tui import make_app
+from helpers import drained, send_key
 
 #: The chapter's cache example: 3 cached keys, 2 new queries.
 CHAPTER = ExploreConfig(past=3, new=2)
@@ -89,8 +90,13 @@ def test_explore_32_plus_32_wide(snap_compare):
     """PAD on the right, V = 9999 at key 40, the last query selected: the
     grid has scrolled to q63 and the bars sit under it."""
     config = ExploreConfig(past=32, new=32, pad=4, pad_side="right", v_override=((40, 9999.0),))
+    async def to_the_last_row(pilot):
+        for key in ["end", *["down"] * 31]:
+            send_key(pilot.app, key)  # queued as typed (pilot.press idles after each key)
+        await drained(pilot)
+
     app = make_app(explore=config, lang="zh")
-    assert snap_compare(app, press=["end", *["down"] * 31], terminal_size=(160, 48))
+    assert snap_compare(app, run_before=to_the_last_row, terminal_size=(160, 48))
 
 
 def test_explore_zoomed_experiment(snap_compare):
