@@ -21,25 +21,30 @@ def softmax_row(scores, allowed=None, temperature: float = 1.0, policy: str = "e
     if allowed is None:
         if n == 0:
             raise MaskattnError("softmax_empty")
-        visible = ~np.isneginf(s)
+        visible, kept = None, s
     else:
         visible = np.asarray(allowed, dtype=bool)
         if visible.shape != s.shape:
             raise MaskattnError("mask_length", scores=n, mask=visible.shape[0] if visible.ndim else 1)
-    kept = s[visible]
-    if np.isnan(kept).any() or np.isposinf(kept).any():
-        raise MaskattnError("softmax_nan_inf")
-    kept = kept[~np.isneginf(kept)]  # -inf on a visible key: weight exactly 0, as blocked
-    if kept.size == 0:
-        if allowed is None or n == 0 or policy == "error" or visible.any():
+        kept = s[visible]
+    if kept.size == 0:  # no allowed key
+        if n == 0 or policy == "error":
             raise EmptyRowError("all_masked")
         if policy == "nan":
             return np.full(n, math.nan)
         if policy == "zeros":
             return np.zeros(n)
         return np.full(n, 1.0 / n)  # uniform: the leak a finite minimum causes
-    weights = np.zeros(n)
-    e = np.exp((kept - kept.max()) / temperature)
+    top = kept.max()  # NaN if any is NaN: one pass finds NaN, +inf and the shift
+    if math.isnan(top) or top == math.inf:
+        raise MaskattnError("softmax_nan_inf")
+    if top == -math.inf:
+        raise EmptyRowError("all_masked")
+    e = np.exp((kept - top) / temperature)  # a -inf score gets exactly 0
     # np.sum's pairwise sum, not math.fsum: on a 128k row fsum costs six times the exp.
-    weights[visible & ~np.isneginf(s)] = e / e.sum()
+    e /= e.sum()
+    if visible is None:
+        return e
+    weights = np.zeros(n)
+    weights[visible] = e
     return weights
