@@ -5,9 +5,10 @@ Performance: the classes are declared once, on the Screen that shows the
 views (`ThemedScreen`), not on each view. Textual styles every component
 class of every node on each stylesheet pass, and the 25 classes on each of
 the figure's four views made about 300 style applications before the first
-paint (about 20 ms of 0.22 s); on the screen they are 21 per pass. A view
-reads them from its screen and keeps the Palette for as long as the theme
-is the same.
+paint (about 20 ms of 0.22 s); on the screen they are 21 per pass. The
+screen reads them into a Palette once per theme and glyphs (its views
+share it), read again after a style update of the screen.
+
 Meanings without a rule here keep render.palette's DEFAULT_STYLES."""
 
 from __future__ import annotations
