@@ -158,3 +158,16 @@ async def test_the_player_bar_shows_a_whole_shorter_title(kwargs, size, want):
         bar = screen_text(app).split("\n")[0]
     assert bar.startswith(" " + want), bar
     assert "…" not in bar.split("  ")[0]
+
+
+@pytest.mark.parametrize("width, want", [
+    (60, "Visibility table · z: enlarge · compact cells · c: full"),
+    (34, "Visibility table · z: enlarge"),
+    (30, "Visibility table"),  # was "Visibility table · z…"
+    (20, "Visibility table"),
+])
+def test_a_pane_title_leaves_out_its_hints_before_it_is_cut(width, want):
+    from maskattn_tui.tui.widgets.panes import pane_title
+
+    assert pane_title(t("tui.panel.grid", "en"), t("tui.panel.grid_compact", "en"), width) == want
+    assert pane_title("可见性表 · z 放大", "", 14) == "可见性表"

@@ -22,16 +22,19 @@ def use_ascii_scrollbars(widget: Widget) -> None:
 
 
 def pane_title(title: str, extra: str, width: int, glyphs: Glyphs = UNICODE) -> str:
-    """`title` (and `extra` after it, if it fits) in a border `width` wide,
-    cut at a word with an ellipsis, never mid-word."""
+    """`title` (and `extra` after it, if it fits) in a border `width` wide;
+    where it does not fit, its " · " parts from the end are left out (the
+    key hint goes first: "Visibility table", not "Visibility table · z…"),
+    and only a first part too long alone is cut at a word with an ellipsis."""
+    from rich.cells import cell_len
+
     from maskattn_tui.render.wrap import cut_at_word
 
     tr = Palette(glyphs=glyphs).tr
     room = max(4, width - 4)  # the border's corners and a blank either side
-    title = tr(title)
-    whole = f"{title} · {tr(extra)}" if extra else title
-    from rich.cells import cell_len
-
-    if cell_len(whole) <= room:
-        return whole
-    return cut_at_word(title, room, tr("…"))
+    parts = (f"{title} · {extra}" if extra else title).split(" · ")
+    for n in range(len(parts), 0, -1):
+        shown = tr(" · ".join(parts[:n]))
+        if cell_len(shown) <= room:
+            return shown
+    return cut_at_word(tr(parts[0]), room, tr("…"))
