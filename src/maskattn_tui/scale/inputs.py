@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from operator import methodcaller
 
 import numpy as np
 
@@ -37,11 +38,17 @@ def _init_genrand(s: int) -> list[int]:
 _BASE = _init_genrand(19650218)  # init_by_array starts from this state, the same for every key
 
 
+_digest = methodcaller("digest")
+
+
 def _keys(texts: list[bytes]) -> np.ndarray:
     """init_by_array's key of each text (all of one length): the 32-bit
     words, least significant first, of int.from_bytes(text + sha512(text))."""
-    raw = np.frombuffer(b"".join(t + hashlib.sha512(t).digest() for t in texts), dtype=np.uint8)
-    raw = raw.reshape(len(texts), -1)[:, ::-1]
+    sha = hashlib.sha512
+    text = np.frombuffer(b"".join(texts), dtype=np.uint8).reshape(len(texts), -1)
+    digests = b"".join(map(_digest, map(sha, texts)))  # map: no bytecode a text
+    digest = np.frombuffer(digests, dtype=np.uint8).reshape(len(texts), 64)
+    raw = np.concatenate([text, digest], axis=1)[:, ::-1]
     width = 4 * math.ceil(raw.shape[1] / 4)
     padded = np.zeros((len(texts), width), dtype=np.uint8)
     padded[:, : raw.shape[1]] = raw
@@ -54,22 +61,23 @@ def _outputs(key: np.ndarray) -> np.ndarray:
     length, n = key.shape
     keyed = list(key + np.arange(length, dtype=np.uint32)[:, None])  # init_key[j] + j
     mt = np.empty((_N, n), dtype=np.uint32)
-    mt[:] = np.array(_BASE, dtype=np.uint32)[:, None]
+    mt[0] = _BASE[0]  # the other words are still _BASE's until the first loop wraps: read as scalars
     rows = list(mt)  # views made once: the loops below are 1,247 steps
     t = np.empty(n, dtype=np.uint32)
     m1, m2 = np.uint32(1664525), np.uint32(1566083941)
-    i, j = 1, 0
+    base = [np.uint32(b) for b in _BASE]
+    i, j, wrapped = 1, 0, False
     for _ in range(max(_N, length)):
         prev, row = rows[i - 1], rows[i]
         np.right_shift(prev, 30, out=t)
         np.bitwise_xor(t, prev, out=t)
         np.multiply(t, m1, out=t)
-        np.bitwise_xor(t, row, out=t)
+        np.bitwise_xor(t, row if wrapped else base[i], out=t)
         np.add(t, keyed[j], out=row)
         i, j = i + 1, j + 1
         if i >= _N:
             rows[0][:] = rows[_N - 1]
-            i = 1
+            i, wrapped = 1, True
         if j >= length:
             j = 0
     for _ in range(_N - 1):
@@ -101,12 +109,15 @@ def _accept(outputs: np.ndarray, count: int, lo: int, hi: int) -> tuple[np.ndarr
     width = hi - lo + 1
     bits = outputs >> np.uint32(32 - width.bit_length())
     good = bits < width
-    rank = np.cumsum(good, axis=0)
+    columns = np.arange(outputs.shape[1])
     out = np.zeros((outputs.shape[1], count), dtype=np.int64)
-    for c in range(count):
-        hit = good & (rank == c + 1)
-        out[:, c] = lo + np.where(hit, bits, 0).sum(axis=0, dtype=np.int64)
-    return out, rank[-1] >= count
+    ok = np.ones(outputs.shape[1], dtype=bool)
+    for c in range(count):  # the c-th accepted output: the first still good, then marked used
+        at = np.argmax(good, axis=0)
+        ok &= good[at, columns]
+        out[:, c] = lo + bits[at, columns].astype(np.int64)
+        good[at, columns] = False
+    return out, ok
 
 
 def draws(seed: int, matrix: str, positions, count: int, lo: int, hi: int) -> np.ndarray:
@@ -119,13 +130,15 @@ def draws(seed: int, matrix: str, positions, count: int, lo: int, hi: int) -> np
         return np.array([_draw(_rng(seed, matrix, p), count, lo, hi) for p in positions.tolist()],
                         dtype=np.int64).reshape(positions.size, count)
     out = np.zeros((positions.size, count), dtype=np.int64)
-    texts = [f"maskattn-explore/{seed}/{matrix}/{p}".encode() for p in positions.tolist()]
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    prefix = f"maskattn-explore/{seed}/{matrix}/".encode()
+    digits = "\n".join(map(str, positions.tolist())).encode().split(b"\n")  # C loops, not one f-string a key
+    lengths = np.fromiter(map(len, digits), dtype=np.int64, count=len(digits))
     for size in np.unique(lengths).tolist():  # one key length per pass
         where = np.flatnonzero(lengths == size)
         for c0 in range(0, where.size, CHUNK):
             part = where[c0:c0 + CHUNK]
-            got, ok = _accept(_outputs(_keys([texts[i] for i in part.tolist()])), count, lo, hi)
+            texts = [prefix + digits[i] for i in part.tolist()]
+            got, ok = _accept(_outputs(_keys(texts)), count, lo, hi)
             out[part] = got
             for i in part[~ok].tolist():  # ran out of outputs: the generator itself
                 from maskattn_tui.explore.config import _draw, _rng
