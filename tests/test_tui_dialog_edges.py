@@ -43,12 +43,12 @@ async def test_dev_zero_in_the_open_dialog_is_a_message():
 
 
 async def test_file_names_that_look_like_markup_are_shown_as_they_are(tmp_path):
-    for name in ("a[/]b.toml", "[b]bold[/b].toml"):
-        path = tmp_path / name  # "a[/]b.toml" is b.toml in the folder "a["
-        path.parent.mkdir(exist_ok=True)
-        path.write_text("past = 1\n")
-        app = make_app(explore=ExploreConfig(past=4))
-        async with app.run_test(size=(100, 30)) as pilot:
+    app = make_app(explore=ExploreConfig(past=4))  # one app, a save per name
+    async with app.run_test(size=(100, 30)) as pilot:
+        for name in ("a[/]b.toml", "[b]bold[/b].toml"):
+            path = tmp_path / name  # "a[/]b.toml" is b.toml in the folder "a["
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("past = 1\n")
             await answer(pilot, "s", str(path))
             dialog = app.screen
             assert isinstance(dialog, ConfirmDialog)
@@ -56,7 +56,7 @@ async def test_file_names_that_look_like_markup_are_shown_as_they_are(tmp_path):
             assert name in shown, shown
             await pilot.press("y")
             await pilot.pause()
-        assert load_scenario(path).past == 4
+            assert load_scenario(path).past == 4 and len(app.screen_stack) == 1
 
 
 async def test_a_folder_gets_a_reason_not_the_replace_question(tmp_path):
