@@ -99,6 +99,27 @@ def _matrix(rows) -> str:
     return "[" + ",".join(shown) + (f",… +{more}" if more > 0 else "") + "]"
 
 
+def separators_at_ends(lines: list[Line], width: int, mark: str) -> list[Line]:
+    """Wrapped one-style `lines` with a " · " separator that starts a line
+    ("·" alone on a line, or "· V = …", read as a list bullet) moved to the
+    end of the line before where it fits, else left out: the line break
+    separates the items then."""
+    out: list[Line] = []
+    for line in lines:
+        rest = "".join(s.text for s in line).lstrip()
+        if out and rest.startswith(mark) and rest[len(mark):len(mark) + 1] in ("", " "):
+            style = line[0].style if line else None
+            before = "".join(s.text for s in out[-1]).rstrip()
+            if cell_len(before) + 1 + cell_len(mark) <= width:
+                out[-1] = [Segment(f"{before} {mark}", style)]
+            rest = rest[len(mark):].lstrip()
+            if not rest:
+                continue
+            line = [Segment(rest, style)]
+        out.append(line)
+    return out
+
+
 def inputs_text(view: StepView, lang: str, palette: Palette) -> str:
     """The declared inputs of the step, on the figure (not only at the end
     of the explanation)."""
@@ -108,10 +129,11 @@ def inputs_text(view: StepView, lang: str, palette: Palette) -> str:
         assert cmp is not None
         scores = ", ".join(f"{s:g}" for s in cmp.scores)
         v = ", ".join(f"{row[0]:g}" for row in spec.v)
-        return palette.tr(glue(t("tui.fig.inputs_compare", lang, scores=scores, v=v, q=spec.query_positions[cmp.row])))
-    d = len(spec.q[0]) if spec.q else 0
-    text = t("tui.fig.inputs", lang, q=_matrix(spec.q), k=_matrix(spec.k), v=_matrix(spec.v), d=d)
-    return palette.tr(glue(text))
+        text = t("tui.fig.inputs_compare", lang, scores=scores, v=v, q=spec.query_positions[cmp.row])
+    else:
+        d = len(spec.q[0]) if spec.q else 0
+        text = t("tui.fig.inputs", lang, q=_matrix(spec.q), k=_matrix(spec.k), v=_matrix(spec.v), d=d)
+    return palette.tr(glue(text)).replace(" · ", "\u00a0· ")  # the separator stays with what it ends
 
 
 def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Block:
@@ -242,7 +264,8 @@ def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width:
     # than LEGEND_MIN), so a small table leaves the room to the weights.
     room = min(width, max(tables.width, LEGEND_MIN))
     legend = TextBlock(legend_lines(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows, several))
-    inputs = TextBlock(wrap_text(inputs_text(view, lang, palette), room, palette.style("dim")))
+    inputs = TextBlock(separators_at_ends(wrap_text(inputs_text(view, lang, palette), room, palette.style("dim")),
+                                          room, palette.tr("·")))
     extra = position_ids_text(view.table, lang, palette)  # RoPE positions, when they differ
     notes = TextBlock(wrap_text(extra, room, palette.style("dim")) if extra is not None else [])
     fixed = tables.header if isinstance(tables, TableBlock) else 0
