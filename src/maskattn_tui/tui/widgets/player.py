@@ -60,11 +60,12 @@ class PlayerBar(ModelView):
         state, lang = model.player, model.lang
         style = self.get_component_rich_style
         text = Text()
-        more = "_short" if short else ""
         if model.zoomed:
-            text.append(self.tr(t("tui.zoomed" + more, lang)) + "  ", style=style("player--paused", partial=True))
+            note = t("tui.zoomed_short" if short else "tui.zoomed", lang)
+            text.append(self.tr(note) + "  ", style=style("player--paused", partial=True))
         if self.explored(model):
-            text.append(self.tr(t("tui.x.mode" + more, lang)) + " ", style=style("player--step", partial=True))
+            mode = t("tui.x.mode_short" if short else "tui.x.mode", lang)
+            text.append(self.tr(mode) + " ", style=style("player--step", partial=True))
             return text
         text.append(t("tui.step", lang, k=state.step, n=state.steps), style=style("player--step", partial=True))
         text.append("  ")
