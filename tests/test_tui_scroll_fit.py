@@ -47,3 +47,29 @@ async def test_a_grid_taller_than_its_pane_scrolls(tmp_path):
     np.save(tmp_path / "c20.npy", np.tril(np.ones((20, 20), dtype=bool)))
     y, bar, room = await scrolled(make_app(mask=open_mask(str(tmp_path / "c20.npy")), block=1), (80, 24))
     assert room > 0 and y == 6 and bar  # twice shift+↓: 3 lines each
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_explanation_gets_every_row_the_tallest_step_leaves(lang):
+    """80x24, steps 1-5 and back: the grid pane is as tall as the tallest
+    step's figure (plus its title), the same at every step, and the
+    explanation has all the rows below it (zh: its figures are a row
+    shorter, so the explanation is a row taller)."""
+    from maskattn_tui.render.figure_lines import build_figure
+    from maskattn_tui.render.palette import Palette
+
+    app = make_app(lang=lang, dwell=10.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        grid, explain = app.query_one("#grid"), app.query_one("#explain")
+        room = grid.room
+        tallest = max(build_figure(v, 0, lang, Palette(), room).height for v in app.model.views)
+        seen = set()
+        for key in ["right"] * 4 + ["left"] * 4:
+            seen.add((grid.region.y, grid.region.height, explain.region.y, explain.region.height))
+            await pilot.press(key)
+            await pilot.pause()
+        assert len(seen) == 1  # nothing moves when stepping
+        (gy, gh, ey, eh), = seen
+        assert gh == min(tallest, room.height) + 1 and ey == gy + gh
+        assert ey + eh == 23  # down to the footer
