@@ -69,3 +69,12 @@ def test_no_error_on_a_mask_a_family_reads_exactly(case, additive):
     exact = [d.fit.comparison.count] + [s.comparison.count for s in d.alternatives]
     assert 0 in exact, (family, d.family, exact)
     assert [f.code for f in d.findings if f.level == "error"] == [], (family, d.family)
+
+
+def test_a_two_sided_window_whose_left_cut_falls_on_pad_keys_is_read_exactly():
+    # |q - k| <= 2 over 4 positions, keys 0-1 PAD: only row 0's right cut shows
+    p, k = np.arange(4)[:, None], np.arange(4)[None, :]
+    allowed = (np.abs(p - k) <= 2) & (k >= 2)
+    d = diagnose(allowed)
+    assert (d.family, d.fit.comparison.count) == ("two-sided-window", 0)
+    assert (d.fit.rule.window, d.fit.rule.right, d.fit.rule.pad) == (3, 2, 2)

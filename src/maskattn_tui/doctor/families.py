@@ -234,10 +234,11 @@ def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray) -> Iterator
             start = pad if side == "left" else 0
             end = keys - 1 - (pad if side == "right" else 0)
             left, right = _window_widths(stats, p, start, end)
-            # cut on one side only: symmetric, if the other side's cut would fall on the PAD keys
-            if left is None and right is not None and 0 < start <= int(p.max()) - right:
+            # cut on one side only, the other side hidden by PAD keys: try it symmetric
+            # (the cells it gets wrong, if any, are counted against it)
+            if left is None and right is not None and start > 0:
                 left = right
-            if right is None and left is not None and int(p.min()) + left <= end < keys - 1:
+            if right is None and left is not None and end < keys - 1:
                 right = left
             if left is not None and right is not None:
                 yield "window", *_costed(padded.replace(window=left + 1, right=right))
