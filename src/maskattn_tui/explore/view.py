@@ -76,7 +76,7 @@ def _one_many(key: str, items: Sequence) -> str:
 
 def _pad_words(config: ExploreConfig, lang: str) -> str:
     if config.pad_keys is not None:  # PAD anywhere: name the positions
-        return t("explore.pad_keys_words", lang, count=len(config.pad_positions),
+        return t(_one_many("explore.pad_keys_words", config.pad_positions), lang, count=len(config.pad_positions),
                  keys=span(config.pad_positions, lang))
     if config.pad == 0:
         return t("explore.none", lang)
