@@ -24,12 +24,25 @@ async def dump(app, size, keys=()):
         return screen_text(app), app.screen._compositor.render_strips()
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (60, 20)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("keys", [(), ("z",)], ids=["", "z"])
+async def test_every_step_in_ascii_is_pure_ascii(size, keys):
+    # One app walked through the five steps (→), as a reader does; each
+    # step's first paint is in the snapshots (test_tui_snapshots.py).
+    app = make_app(step=1, lang="en", ascii=True)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+        for step in range(1, 6):
+            await settle(pilot)
+            assert app.model.player.step == step
+            text = screen_text(app)
+            assert text.isascii(), (step, {c for c in text if not c.isascii()})
+            await pilot.press("right")
+
+
 ASCII_CASES = [
-    pytest.param(step, size, keys, id=f"{size[0]}x{size[1]}-step{step}{'-' + keys[0] if keys else ''}")
-    for size in [(80, 24), (100, 30), (60, 20)]
-    for step in range(1, 6)
-    for keys in [(), ("z",)]
-] + [
     pytest.param(2, (80, 24), ("question_mark",), id="80x24-help"),
     pytest.param(2, (160, 48), (), id="160x48-wide"),
     pytest.param(2, (50, 20), (), id="50x20-too-small"),
@@ -99,16 +112,22 @@ async def test_16_colours_keep_the_cell_kinds_apart(step):
     assert all(fg != bg for pairs in seen.values() for bg, fg in pairs)
 
 
-@pytest.mark.parametrize("step", range(1, 6))
-@pytest.mark.parametrize("system", [ColorSystem.STANDARD, ColorSystem.EIGHT_BIT], ids=["16", "256"])
-async def test_no_text_vanishes_when_colours_are_reduced(step, system):
-    _, strips = await dump(make_app(step=step, lang="en"), (100, 30))
-    for strip in strips:
-        for segment in strip:
-            style = segment.style
-            if not segment.text.strip() or style is None or style.reverse:
-                continue
-            if style.color is None or style.bgcolor is None:
-                continue
-            fg, bg = style.color.downgrade(system), style.bgcolor.downgrade(system)
-            assert fg.get_truecolor() != bg.get_truecolor(), (segment.text, style)
+async def test_no_text_vanishes_when_colours_are_reduced():
+    # Each step's screen once (one app, → between), each style downgraded to
+    # 16 and to 256 colours: no foreground becomes its background.
+    app = make_app(step=1, lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        for step in range(1, 6):
+            await settle(pilot)
+            assert app.model.player.step == step
+            for strip in app.screen._compositor.render_strips():
+                for segment in strip:
+                    style = segment.style
+                    if not segment.text.strip() or style is None or style.reverse:
+                        continue
+                    if style.color is None or style.bgcolor is None:
+                        continue
+                    for system in (ColorSystem.STANDARD, ColorSystem.EIGHT_BIT):
+                        fg, bg = style.color.downgrade(system), style.bgcolor.downgrade(system)
+                        assert fg.get_truecolor() != bg.get_truecolor(), (step, system, segment.text, style)
+            await pilot.press("right")
