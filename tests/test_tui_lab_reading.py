@@ -53,33 +53,42 @@ CONFIG = ExploreConfig(past=2, new=6, chunk=4)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("size,zoom", [((80, 24), True), ((100, 30), False), ((160, 48), False)])
-async def test_the_lab_pane_wraps_prose_and_keeps_every_word(lang, size, zoom):
+async def test_the_lab_pane_wraps_prose_and_keeps_every_word(lang):
+    # One app resized to each width the pane is drawn at (it wraps again at each).
     app = make_app(lang=lang, explore=CONFIG, experiments=EXPERIMENTS, lens=True)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        if zoom:
-            await pilot.press("z")
+    async with app.run_test(size=(100, 30)) as pilot:
+        for size, zoom in [((100, 30), False), ((160, 48), False), ((80, 24), True)]:
+            await pilot.resize_terminal(*size)
             await settle(pilot)
-        lab = app.query_one("#lab-pane")
-        assert lab.region.area > 0
-        assert str(lab.border_title).startswith(t("tui.x.panel.lab", lang).split(" · ")[0])
-        room = lab.scrollable_content_region.width
-        shown = lines_of(lab)
-        wide = [line for line in shown if cell_len(line) > room]
-        assert all(tabular(line) for line in wide), [line for line in wide if not tabular(line)]
-        whole = alone(lab.renderable(app.model))
-        # nothing lost, no word broken in two by the wrapping
-        assert letters(shown) == letters(whole)
-        if lang == "en":
-            assert words(shown) == words(whole)
-        # the last line and the right end of the widest one can be scrolled to
-        lab.scroll_end(animate=False, immediate=True)
-        await settle(pilot)
-        on_screen = [lab.render_line(y).text.rstrip() for y in range(lab.size.height)]
-        last = next(line for line in reversed(shown) if line.strip())
-        assert any(last[-10:].strip() in line for line in on_screen)
-        assert lab.max_scroll_x + room >= max(cell_len(line) for line in shown)
+            if zoom:
+                await pilot.press("z")
+                await settle(pilot)
+            assert tuple(app.size) == size and app.model.zoomed == zoom
+            await check_the_lab_pane(app, pilot, lang)
+
+
+async def check_the_lab_pane(app, pilot, lang: str) -> None:
+    """The pane at the size the app has now: every word kept, wide lines only
+    tables, the end reachable by scrolling."""
+    lab = app.query_one("#lab-pane")
+    assert lab.region.area > 0
+    assert str(lab.border_title).startswith(t("tui.x.panel.lab", lang).split(" · ")[0])
+    room = lab.scrollable_content_region.width
+    shown = lines_of(lab)
+    wide = [line for line in shown if cell_len(line) > room]
+    assert all(tabular(line) for line in wide), [line for line in wide if not tabular(line)]
+    whole = alone(lab.renderable(app.model))
+    # nothing lost, no word broken in two by the wrapping
+    assert letters(shown) == letters(whole)
+    if lang == "en":
+        assert words(shown) == words(whole)
+    # the last line and the right end of the widest one can be scrolled to
+    lab.scroll_end(animate=False, immediate=True)
+    await settle(pilot)
+    on_screen = [lab.render_line(y).text.rstrip() for y in range(lab.size.height)]
+    last = next(line for line in reversed(shown) if line.strip())
+    assert any(last[-10:].strip() in line for line in on_screen)
+    assert lab.max_scroll_x + room >= max(cell_len(line) for line in shown)
 
 
 async def test_at_160x48_the_lab_pane_takes_the_room_the_grid_does_not_use():
