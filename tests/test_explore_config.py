@@ -149,7 +149,7 @@ def test_to_spec_is_one_explore_step_that_build_view_accepts():
         texts = getattr(spec, name)
         assert set(texts) == {"en", "zh"} and all(texts.values())
     assert "past = 2, new = 3" in spec.title["en"]
-    assert "1 on the right (positions 4)" in spec.condition["en"]
+    assert "1 on the right (position 4)" in spec.condition["en"]
     assert "temperature = 0.5" in spec.condition["en"]
     view = build_view(spec, 1)
     assert view.result.outputs == explore_view(c).result.outputs

@@ -75,3 +75,20 @@ async def test_the_v_placeholder_is_valid_for_the_configuration():
         assert placeholder == "V[1]=9999"
         s, problem = app.model.session.assign(placeholder)
         assert problem is None
+
+
+async def test_the_family_fields_are_set_from_the_panel():
+    # the rules --expect states (issue 16) are typed in the panel too, and a bad run is refused whole
+    app = make_app(explore=ExploreConfig(past=0, new=6))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await type_into(pilot, "x-bidirectional", "2-4")
+        assert app.model.session.config.bidirectional == ((2, 4),)
+        table = app.model.views[0].table
+        # q2 reads k4 inside its block, q1 still may not read k2 (causal outside the block)
+        assert table.reasons[2][4] == () and "future" in table.reasons[1][2]
+        await type_into(pilot, "x-pad-keys", "1-x")
+        assert app.model.session.config.pad_keys is None
+        assert "must be positions or runs" in problem_text(app)
+        await type_into(pilot, "x-cache-slots", "2")
+        assert app.model.session.config.cache_slots == 2

@@ -67,7 +67,7 @@ def shown_value(config: ExploreConfig, name: str) -> str:
 #: kind of text expected -> the refusal's message key
 _EXPECTED = {"int": "tui.x.err.whole", "number": "tui.x.err.number", "bool": "tui.x.err.bool",
              "optional_int": "tui.x.err.optional_whole", "lengths": "tui.x.err.lengths",
-             "parents": "tui.x.err.parents", "too_large": "tui.x.err.too_large"}
+             "parents": "tui.x.err.parents", "spans": "tui.x.err.spans", "too_large": "tui.x.err.too_large"}
 
 
 #: More digits than any field or index can hold (the seed's 0..4294967295 has 10);

@@ -81,7 +81,7 @@ def _pad_words(config: ExploreConfig, lang: str) -> str:
     if config.pad == 0:
         return t("explore.none", lang)
     return t(
-        "explore.pad_words",
+        _one_many("explore.pad_words", config.pad_positions),
         lang,
         count=config.pad,
         side=t(f"explore.side.{config.pad_side}", lang),
