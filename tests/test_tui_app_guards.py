@@ -66,26 +66,26 @@ async def test_space_then_e_in_one_burst_leaves_no_focus_in_the_hidden_panel():
         assert app.model.player.row == 1 or app.model.player.rows == 1  # ↓ went to the figure
 
 
-@pytest.mark.parametrize("text", ["abc", "99", "-1"])
-async def test_the_same_refused_text_twice_shows_the_kept_value(text):
+async def test_the_same_refused_text_twice_shows_the_kept_value():
     from textual.widgets import Input
 
     from maskattn_tui.explore.config import ExploreConfig
 
-    app = make_app(explore=ExploreConfig())
+    app = make_app(explore=ExploreConfig())  # one app: each text refused three times in a row
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         box = app.query_one("#x-past", Input)
-        box.focus()
-        await settle(pilot)
-        for _ in range(3):
-            await pilot.press(*text, "enter")
+        for text in ("abc", "99", "-1"):
+            box.focus()
             await settle(pilot)
-            assert app.model.session.config.past == 3
-            assert box.value == "3", box.value
-        await pilot.press("tab")
-        await settle(pilot)
-        assert box.value == "3"
+            for _ in range(3):
+                await pilot.press(*text, "enter")
+                await settle(pilot)
+                assert app.model.session.config.past == 3, text
+                assert box.value == "3", (text, box.value)
+            await pilot.press("tab")
+            await settle(pilot)
+            assert box.value == "3", text
 
 
 @pytest.mark.parametrize("second", ["question_mark", "o", "ctrl+p"])
