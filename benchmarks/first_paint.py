@@ -1,4 +1,4 @@
-"""Issue 9's first-paint pair alone, quicker to rerun than issue9.py: the
+"""The first-paint pair alone, quicker to rerun than speed_pairs.py: the
 app's first stable paint at 100x30 against the minimal app's (Header, a
 12x12 grid in a Static, Footer), interleaved, medians and minima.
 
@@ -9,29 +9,15 @@ A benchmark, not a test: it asserts nothing."""
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import HERE, read_until_quiet, spawn  # noqa: E402
+from run import HERE, stable_paint  # noqa: E402
 
 APP = [sys.executable, "-m", "maskattn_tui", "--lang", "en"]
 MINIMAL_GRID = [sys.executable, str(HERE / "minimal_app.py"), "--grid"]
-
-
-def paint(argv: list[str], quiet: float) -> float:
-    """Seconds from spawn to the last byte before `quiet` seconds of silence."""
-    start = time.perf_counter()
-    pid, fd = spawn(argv, 100, 30)
-    _, last = read_until_quiet(fd, quiet)
-    os.write(fd, b"q")
-    read_until_quiet(fd, quiet, limit=10)
-    os.wait4(pid, 0)
-    os.close(fd)
-    return (last or start) - start
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     app, minimal = [], []
     for _ in range(args.runs):  # interleaved: machine noise hits each alike
-        app.append(paint(APP, args.quiet_ms / 1000))
-        minimal.append(paint(MINIMAL_GRID, args.quiet_ms / 1000))
+        app.append(stable_paint(APP, args.quiet_ms / 1000))
+        minimal.append(stable_paint(MINIMAL_GRID, args.quiet_ms / 1000))
     med = statistics.median
     print(f"{args.runs} pairs: median {med(app):.3f} / {med(minimal):.3f} s = {med(app) / med(minimal):.2f}x; "
           f"min {min(app):.3f} / {min(minimal):.3f} s = {min(app) / min(minimal):.2f}x")

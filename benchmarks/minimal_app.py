@@ -10,7 +10,7 @@ what maskattn-tui does on a key press. Run: python benchmarks/minimal_app.py [--
   body (about 30 rows): a fair reference for an app whose steps change a
   figure, bars and a caption.
 - --grid: a Header, a 12 x 12 grid in a Static (a glyph and a colour per
-  cell) and a Footer: issue 9's reference for the first stable paint."""
+  cell) and a Footer: the reference for the app's first stable paint."""
 
 import sys
 

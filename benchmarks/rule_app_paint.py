@@ -1,4 +1,4 @@
-"""Issue 18's app at scale: the first stable paint at 100x30 of
+"""The app at scale: the first stable paint at 100x30 of
 `maskattn-tui --new 131072 --window 4096` (mask mode over the rule's runs,
 scale.rule_doc) against a small configuration the explorer draws cell by
 cell (`--new 16 --window 4`), interleaved, medians and minima.
@@ -10,16 +10,12 @@ A benchmark, not a test: it asserts nothing."""
 from __future__ import annotations
 
 import argparse
-import os
-import select
-import signal
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import read_until_quiet, spawn  # noqa: E402
+from run import stable_paint  # noqa: E402
 
 BASE = [sys.executable, "-m", "maskattn_tui", "--lang", "en", "--past", "0"]
 CASES = {
@@ -30,21 +26,6 @@ CASES = {
 }
 
 
-def paint(argv: list[str], quiet: float) -> float:
-    """Seconds from spawn to the last byte before `quiet` seconds of silence.
-    The app is then ended by its pid (in explore mode `q` is typed into the
-    focused field, not a quit)."""
-    start = time.perf_counter()
-    pid, fd = spawn(argv, 100, 30)
-    select.select([fd], [], [], 20)  # the first byte may take longer than `quiet` (the rule is read first)
-    _, last = read_until_quiet(fd, quiet)
-    os.kill(pid, signal.SIGTERM)
-    read_until_quiet(fd, quiet, limit=10)
-    os.wait4(pid, 0)
-    os.close(fd)
-    return (last or start) - start
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -53,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {name: [] for name in CASES}
     for _ in range(args.runs):  # interleaved: machine noise hits each alike
         for name, command in CASES.items():
-            times[name].append(paint(command, args.quiet_ms / 1000))
+            times[name].append(stable_paint(command, args.quiet_ms / 1000, stop="term"))
     for name, got in times.items():
         print(f"{name}: median {statistics.median(got):.3f} s, min {min(got):.3f} s ({args.runs} runs)")
     return 0

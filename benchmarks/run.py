@@ -25,6 +25,7 @@ import json
 import os
 import pty
 import select
+import signal
 import statistics
 import struct
 import subprocess
@@ -79,6 +80,25 @@ def read_until_quiet(fd: int, quiet: float, limit: float = 20.0) -> tuple[bytes,
         chunks.append(data)
         last = time.perf_counter()
     return b"".join(chunks), last
+
+
+def stable_paint(argv: list[str], quiet: float, first_byte: float = 20.0, stop: str = "q") -> float:
+    """Seconds from spawn at 100x30 to the last byte before `quiet` seconds of
+    silence; the first byte may take up to `first_byte` seconds (Python and
+    Textual start, a long rule is read first). The app is then ended by `q`, or with stop="term" by SIGTERM
+    (in explore mode `q` is typed into the focused field, not a quit)."""
+    start = time.perf_counter()
+    pid, fd = spawn(argv, 100, 30)
+    select.select([fd], [], [], first_byte)
+    _, last = read_until_quiet(fd, quiet)
+    if stop == "term":
+        os.kill(pid, signal.SIGTERM)
+    else:
+        os.write(fd, b"q")
+    read_until_quiet(fd, quiet, limit=10)
+    os.wait4(pid, 0)
+    os.close(fd)
+    return (last or start) - start
 
 
 def measure_app(argv: list[str], cols: int, rows: int, quiet: float, keys: int, key=lambda k: RIGHT,

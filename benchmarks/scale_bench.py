@@ -1,4 +1,4 @@
-"""Masks beyond memory (issue 18), side by side with torch's own
+"""Masks beyond memory, side by side with torch's own
 create_block_mask, each measurement in a process of its own (peak RSS is
 the process's ru_maxrss; times exclude imports):
 
