@@ -13,7 +13,8 @@ from maskattn_tui.cli.explore_options import OPTIONS, add_explore_arguments, con
 from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import ExploreConfig
-from maskattn_tui.explore.fields import BY_NAME, FIELDS, OPTION_FIELDS, POLICIES, parse_text, shown_text
+from maskattn_tui.explore.fields import BY_NAME, FIELDS, MASK_FIELDS, OPTION_FIELDS, POLICIES, parse_text, shown_text
+from maskattn_tui.explore.mask_params import MaskParams
 from maskattn_tui.explore.patterns import PRESETS, matching_preset
 from maskattn_tui.explore.scenario_file import KEY_TYPES
 from maskattn_tui.explore.session import TEXT_FIELDS, ExploreSession
@@ -29,6 +30,18 @@ def test_every_surface_lists_the_schema_fields():
     defaults = ExploreConfig()
     for f in FIELDS:
         assert getattr(defaults, f.name) == f.default, f.name
+
+
+def test_one_record_of_mask_parameters_for_explore_and_expect():
+    import dataclasses
+
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    record = {f.name: f.default for f in dataclasses.fields(MaskParams)}
+    assert record == {f.name: f.default for f in MASK_FIELDS}
+    for cls in (ExploreConfig, ExpectOptions):  # neither declares a mask field of its own
+        assert issubclass(cls, MaskParams)
+        assert not set(cls.__annotations__) & set(record), cls
 
 
 def test_every_field_has_help_and_label_in_both_languages():

@@ -27,6 +27,7 @@ from maskattn_tui.doctor.rules import Rule
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import _simple  # the explorer's check of one simple field
 from maskattn_tui.explore.fields import BY_NAME, MASK_FIELDS
+from maskattn_tui.explore.mask_params import MaskParams
 from maskattn_tui.explore.patterns import check_pattern
 
 #: ExploreConfig's ranges: within them the explorer's own table is used.
@@ -35,21 +36,8 @@ _SIMPLE_KINDS = ("int", "bool", "choice", "optional_int")
 
 
 @dataclass(frozen=True)
-class ExpectOptions:
-    past: int
-    new: int
-    pad: int = 0
-    pad_side: str = "left"
-    causal: bool = True
-    window: int | None = None
-    chunk: int | None = None
-    prefix: int | None = None
-    documents: tuple[int, ...] | None = None
-    tree: tuple[int, ...] | None = None
-    window_right: int | None = None
-    bidirectional: tuple[tuple[int, int], ...] | None = None
-    pad_keys: tuple[tuple[int, int], ...] | None = None
-    cache_slots: int = 0
+class ExpectOptions(MaskParams):
+    """The mask fields --expect states; `new` is always given (the mask's rows)."""
 
     @property
     def keys(self) -> int:

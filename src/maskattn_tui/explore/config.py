@@ -44,6 +44,7 @@ from maskattn_tui.engine.visibility import VisibilityTable, build_table
 
 from maskattn_tui.explore.fields import BY_NAME, FIELDS as SCHEMA, NAMES, bounds
 from maskattn_tui.explore.patterns import PATTERN_FIELDS, check_pattern, pattern_of
+from maskattn_tui.explore.mask_params import MaskParams
 
 PAST_RANGE = (BY_NAME["past"].lo, BY_NAME["past"].hi)
 NEW_RANGE = (BY_NAME["new"].lo, BY_NAME["new"].hi)
@@ -172,34 +173,11 @@ def _override_value(field: str, entry: int, value: object) -> float:
 
 
 @dataclass(frozen=True)
-class ExploreConfig:
+class ExploreConfig(MaskParams):
     """What the user explores. Construct with keywords; invalid values raise
     MaskattnError. Change with `.replace(**changes)` (validated again), so an
     out-of-range value never replaces a good configuration."""
 
-    past: int = 3
-    new: int = 2
-    pad: int = 0
-    pad_side: str = "left"
-    causal: bool = True
-    #: sliding window of W keys including the query's own position (HF), or None
-    window: int | None = None
-    #: chunked attention: chunks of C positions (Llama 4), or None
-    chunk: int | None = None
-    #: prefix-LM: keys < prefix are visible to every query, or None
-    prefix: int | None = None
-    #: packed documents: lengths summing to past + new, or None
-    documents: tuple[int, ...] | None = None
-    #: draft tree over the new tokens: one parent per new token (-1 = the prefix), or None
-    tree: tuple[int, ...] | None = None
-    #: with causal off, a window's keys after the query (default: window): FlashAttention's right
-    window_right: int | None = None
-    #: bidirectional blocks, inclusive runs (first, last) of positions, or None
-    bidirectional: tuple[tuple[int, int], ...] | None = None
-    #: PAD key positions anywhere, inclusive runs (first, last), or None
-    pad_keys: tuple[tuple[int, int], ...] | None = None
-    #: unused static-cache slots after the past + new keys
-    cache_slots: int = 0
     temperature: float = 1.0
     empty_row_policy: str = "error"
     seed: int = 0
