@@ -152,7 +152,8 @@ def _capped(index: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in index[:CELL_LIMIT])
 
 
-def _alignment_name(rule) -> str:
+def alignment_name(rule) -> str:
+    """How a rule's rows sit on its keys: none, bottom-right, top-left or offset."""
     if not rule.causal and rule.tree is None:
         return "none"
     if rule.offset == rule.keys - rule.rows:
@@ -204,7 +205,7 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
         flipped = best_readings(*both["blocked"], best.score - 1, seen=seen["blocked"])
         inverted_fit = flipped[0] if flipped and flipped[0].exact else None
     rule = best.rule
-    alignment = Alignment(chosen, _alignment_name(rule), int(rule.offset),
+    alignment = Alignment(chosen, alignment_name(rule), int(rule.offset),
                           score(stats, int(rule.offset)) if rule.causal else 0.0, table)
     fit = Fit(best.name, rule, best.comparison)
     empty = np.flatnonzero(stats.empty)

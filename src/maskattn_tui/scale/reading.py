@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maskattn_tui.doctor.compare import Comparison, compare
+from maskattn_tui.doctor.diagnosis import alignment_name
 from maskattn_tui.doctor.readings import Scored, best_readings
 from maskattn_tui.doctor.representation import BAND_CELLS, band_rows
 from maskattn_tui.doctor.rows import RowStats
@@ -70,15 +71,6 @@ class ModDiagnosis:
     split_rows: int
     #: the fit was skipped: re-reading the split rows would cost about this many cells
     skipped_cells: int = 0
-
-
-def alignment_name(rule) -> str:
-    """As the doctor names a rule's alignment."""
-    if not rule.causal and rule.tree is None:
-        return "none"
-    if rule.offset == rule.keys - rule.rows:
-        return "bottom-right"
-    return "top-left" if rule.offset == 0 else "offset"
 
 
 def diagnose_mod(reading: ModReading, stats: RowStats) -> ModDiagnosis:
