@@ -69,8 +69,9 @@ def bar_segments(p: float, width: int, palette: Palette, style_name: str = "bar"
 
 
 def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, palette: Palette,
-              width: int) -> TextBlock:
-    """The bars of query row `row` of `view`, laid out as for every step of `views`."""
+              width: int, note: bool = True) -> TextBlock:
+    """The bars of query row `row` of `view`, laid out as for every step of
+    `views`; `note`: end with "weights over positions, not confidence"."""
     bar_w, reasons = bar_layout(views, lang, palette, width)
     kw = _key_width(views)
     row = min(max(0, row), len(view.table.query_positions) - 1)
@@ -114,5 +115,6 @@ def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, pa
         if wrong is not None and output is not None:
             text(p.t("render.output_wrong", lang, wrong=", ".join(fmt(x) for x in wrong),
                      right=", ".join(fmt(x) for x in output)), "warning")
-    text(p.t("render.not_confidence", lang), "dim")
+    if note:
+        text(p.t("render.not_confidence", lang), "dim")
     return TextBlock(lines)
