@@ -9,23 +9,11 @@ import pytest
 from maskattn_tui.doctor.diagnosis import diagnose
 from maskattn_tui.doctor.mask_source import CellSource, Window
 from maskattn_tui.doctor.mask_tables import MaskTables
+from maskattn_tui.render.grid_lines import walked_scan
 from maskattn_tui.scale.explore_big import big_config
 from maskattn_tui.scale.rule_doc import RuleDoc
 
 
-def _walk(source) -> dict:
-    """table_scan's own walk (render/grid_lines.py), one call per column and row."""
-    runs = []
-    if source.cols and source.col_group(0) is not None:
-        start, group = 0, source.col_group(0)
-        for c in range(1, source.cols):
-            g = source.col_group(c)
-            if g != group:
-                runs.append((start, c, group))
-                start, group = c, g
-        runs.append((start, source.cols, group))
-    return {"groups": [(a, b, g) for a, b, g in runs if g],
-            "row_pad": any(source.row_is_pad(r) for r in range(source.rows))}
 
 
 def _tables():
@@ -49,4 +37,4 @@ def test_scan_summary_equals_the_walk(index):
     for which in ("user", "rule"):
         for window in windows:
             source = CellSource(tables, which, window)
-            assert source.scan_summary() == _walk(source), (window, which)
+            assert source.scan_summary() == walked_scan(source), (window, which)

@@ -6,6 +6,8 @@ experiments all draw tables with it."""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -42,27 +44,36 @@ def cell_glyph(palette: Palette, reason: str, width: int) -> str:
     return SEVERAL_GLYPH if "+" in reason else glyph[:1]
 
 
+#: Each source's scan, while the source lives (weak keys: a dead source's
+#: entry goes with it, so a new source never finds an old scan).
+_SCANS: WeakKeyDictionary = WeakKeyDictionary()
+
+
 def table_scan(source: TableSource) -> dict:
     """What a table block needs of the whole table (runs of column groups,
-    whether any query is at a PAD position): scanned once per source and
-    kept on it, so a row move never walks the table again."""
-    scan = getattr(source, "_grid_scan", None)
-    if scan is None and hasattr(source, "scan_summary"):  # a long table's source answers by arithmetic
-        scan = source._grid_scan = source.scan_summary()  # type: ignore[attr-defined]
+    whether any query is at a PAD position): scanned once per source, so a
+    row move never walks the table again."""
+    scan = _SCANS.get(source)
     if scan is None:
-        runs: list[tuple[int, int, str]] = []
-        if source.cols and source.col_group(0) is not None:
-            start, group = 0, source.col_group(0)
-            for c in range(1, source.cols):
-                g = source.col_group(c)
-                if g != group:
-                    runs.append((start, c, group))
-                    start, group = c, g
-            runs.append((start, source.cols, group))
-        scan = {"groups": [(a, b, g) for a, b, g in runs if g],
-                "row_pad": any(source.row_is_pad(r) for r in range(source.rows))}
-        source._grid_scan = scan  # type: ignore[attr-defined]
+        scan = source.scan_summary() if hasattr(source, "scan_summary") else walked_scan(source)
+        _SCANS[source] = scan
     return scan
+
+
+def walked_scan(source: TableSource) -> dict:
+    """table_scan's answer by one call per column and row (a long table's
+    source answers by arithmetic instead: its scan_summary)."""
+    runs: list[tuple[int, int, str]] = []
+    if source.cols and source.col_group(0) is not None:
+        start, group = 0, source.col_group(0)
+        for c in range(1, source.cols):
+            g = source.col_group(c)
+            if g != group:
+                runs.append((start, c, group))
+                start, group = c, g
+        runs.append((start, source.cols, group))
+    return {"groups": [(a, b, g) for a, b, g in runs if g],
+            "row_pad": any(source.row_is_pad(r) for r in range(source.rows))}
 
 
 class TableBlock(Block):
