@@ -34,7 +34,8 @@ def test_every_line_fits_and_no_text_is_lost(width):
         lines = lines_of(Paragraph(Text(text)), width)
         assert all(cell_len(line) <= width for line in lines)
         # Breaks only drop the spaces at the break, never characters.
-        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        kept = "".join(lines).replace(" ", "").replace("\u00a0", "")  # a break drops its spaces
+        assert kept == text.replace(" ", "").replace("\u00a0", "")
         assert not any(line[:1] in CLOSING for line in lines if line), (lang, lines)
 
 
@@ -51,6 +52,33 @@ def test_chinese_lines_are_filled():
 
 def test_long_token_is_folded():
     assert break_offsets("x" * 25, 10) == [10, 20]
+
+
+def test_a_matrix_wider_than_the_line_folds_after_a_comma():
+    # one token (no spaces): "[5" / "0]]" split a number; a comma that fits is the break
+    text = "V\u00a0=\u00a0[[10],[80],[10],[60],[50]]"
+    assert [text[a:b] for a, b in zip([0, *break_offsets(text, 27)], [*break_offsets(text, 27), len(text)])] == [
+        "V\u00a0=\u00a0[[10],[80],[10],[60],", "[50]]"]
+    assert break_offsets("[123456789012]", 6) == [6, 12]  # no comma: folded where the line ends
+    pairs = "[[1,-2],[0,0],[1,0]]"  # between rows ("],") before inside a row
+    assert [pairs[a:b] for a, b in zip([0, *break_offsets(pairs, 17)], [*break_offsets(pairs, 17), len(pairs)])] == [
+        "[[1,-2],[0,0],", "[1,0]]"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_folded_lines_fit_whatever_the_text(seed):
+    import random
+
+    from maskattn_tui.cjk_wrap import cell_width, wrap
+
+    rnd = random.Random(seed)
+    for _ in range(3000):
+        text = "".join(rnd.choice("ab,, 中文，[1]\u00a0") for _ in range(rnd.randint(0, 60)))
+        width = rnd.randint(2, 20)
+        lines = wrap(text, width)
+        assert all(cell_width(line) <= width or len(line) == 1 for line in lines), (text, width, lines)
+        kept = "".join(lines).replace(" ", "").replace("\u00a0", "")  # a break drops its spaces
+        assert kept == text.replace(" ", "").replace("\u00a0", "")
 
 
 def test_flow_never_splits_an_entry():

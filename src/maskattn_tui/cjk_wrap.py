@@ -59,14 +59,24 @@ def break_offsets(text: str, width: int) -> list[int]:
         if column and column + visible > width:
             offsets.append(match.start())
             column = 0
-        if visible > width:  # a single token wider than the line: fold it
-            start = match.start()
+        if visible > width:  # a single token wider than the line: fold it after a comma if one fits
+            # (after "]," first: a matrix breaks between its rows, then inside a row, never in a number)
+            start, line_start, commas = match.start(), match.start(), {}
             for i, ch in enumerate(token):
                 w = cell_width(ch)
                 if column + w > width and column:
-                    offsets.append(start + i)
-                    column = 0
+                    cut = next((c for c in (commas.get("row"), commas.get("any")) if c is not None and c > line_start),
+                               start + i)
+                    carried = cell_width(text[cut:start + i])
+                    if carried + w > width:  # what follows the comma does not fit either
+                        cut, carried = start + i, 0
+                    offsets.append(cut)
+                    line_start, commas, column = cut, {}, carried
                 column += w
+                if ch == ",":
+                    commas["any"] = start + i + 1
+                    if i and token[i - 1] == "]":
+                        commas["row"] = start + i + 1
             continue
         column += cell_width(token)
     return offsets
