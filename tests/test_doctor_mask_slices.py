@@ -62,6 +62,6 @@ async def test_equal_readings_are_named_in_mask_mode(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         explain = " ".join(text_of(app.screen.query_one("#mask-explain")).split())
-        assert "readings fit this table equally simply" in explain and "(0,1)" in explain
+        assert "readings fit this table equally simply" in explain and "causal with 1 cell differing ((0,1))" in explain
         grid = text_of(app.screen.query_one("#mask-grid"))
         assert "prefix-LM, prefix 2" in grid  # the chosen reading's table, beside the user's
