@@ -193,3 +193,14 @@ def doctor_refused(capsys, *argv) -> str:
     assert not seen, [str(w.message) for w in seen]
     assert "Traceback" not in err
     return err
+
+
+def tiny_config(cls=None, impl: str = "sdpa", **extra):
+    """A one-layer transformers config small enough to build masks offline
+    (LlamaConfig unless `cls`), with its attention implementation set."""
+    if cls is None:
+        from transformers import LlamaConfig as cls
+    c = cls(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+            num_key_value_heads=2, vocab_size=100, **extra)
+    c._attn_implementation = impl
+    return c

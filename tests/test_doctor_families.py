@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from transformers import LlamaConfig, MistralConfig  # noqa: E402
+from transformers import MistralConfig  # noqa: E402
 from transformers import masking_utils as mu  # noqa: E402
 from transformers.cache_utils import DynamicCache, StaticCache  # noqa: E402
 
@@ -19,12 +19,11 @@ from maskattn_tui.cli.commands import main  # noqa: E402
 from maskattn_tui.doctor import diagnose, load_mask  # noqa: E402
 from maskattn_tui.doctor.report import finding_message  # noqa: E402
 
+from helpers import tiny_config  # noqa: E402
 
-def config(impl="sdpa", cls=LlamaConfig, **extra):
-    c = cls(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-            num_key_value_heads=2, vocab_size=100, **extra)
-    c._attn_implementation = impl
-    return c
+
+def config(impl="sdpa", cls=None, **extra):
+    return tiny_config(cls, impl, **extra)
 
 
 def saved(tmp_path, tensor, name="mask.npy", **slice_):

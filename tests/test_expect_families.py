@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from transformers import LlamaConfig, MistralConfig  # noqa: E402
+from transformers import MistralConfig  # noqa: E402
 from transformers import masking_utils as mu  # noqa: E402
 from transformers.cache_utils import DynamicCache, StaticCache  # noqa: E402
 
@@ -22,12 +22,10 @@ from maskattn_tui.doctor import diagnose, load_mask  # noqa: E402
 from maskattn_tui.doctor.expect_args import reading_flags  # noqa: E402
 from maskattn_tui.explore.config import ExploreConfig  # noqa: E402
 
+from helpers import tiny_config  # noqa: E402
 
-def config(cls=LlamaConfig, **extra):
-    c = cls(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-            num_key_value_heads=2, vocab_size=100, **extra)
-    c._attn_implementation = "sdpa"
-    return c
+
+config = tiny_config
 
 
 def filled_cache(cls, tokens, **kw):

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from transformers import LlamaConfig, MistralConfig  # noqa: E402
+from transformers import MistralConfig  # noqa: E402
 from transformers import masking_utils as mu  # noqa: E402
 from transformers.cache_utils import StaticCache  # noqa: E402
 
@@ -18,12 +18,10 @@ from maskattn_tui.explore.api_lens import lens  # noqa: E402
 from maskattn_tui.explore.config import ExploreConfig  # noqa: E402
 from maskattn_tui.explore.view import explore_view  # noqa: E402
 
+from helpers import tiny_config  # noqa: E402
 
-def hf_config(cls=LlamaConfig, **extra):
-    c = cls(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-            num_key_value_heads=2, vocab_size=100, **extra)
-    c._attn_implementation = "sdpa"
-    return c
+
+hf_config = tiny_config
 
 
 def ours(config: ExploreConfig) -> np.ndarray:

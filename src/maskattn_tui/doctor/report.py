@@ -85,8 +85,8 @@ def _readings_text(diag: Diagnosis, lang: str) -> str:
                                            *((s.name, s.family, s.rule, s.comparison) for s in diag.alternatives)):
         text = reading_text(name, family, rule, lang)
         if comparison.count:
-            text += t("doctor.reading.differs." + ("one" if comparison.count == 1 else "many"), lang, count=comparison.count,
-                      cells=cells_text(comparison.cells, comparison.count))
+            key = "doctor.reading.differs.one" if comparison.count == 1 else "doctor.reading.differs.many"
+            text += t(key, lang, count=comparison.count, cells=cells_text(comparison.cells, comparison.count))
         parts.append(t("doctor.reading.item", lang, text=text))
     return t("doctor.reading.or", lang).join(parts)
 
