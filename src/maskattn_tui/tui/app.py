@@ -97,7 +97,11 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 
     # -- layout -------------------------------------------------------------------
     def get_default_screen(self) -> FigureScreen:
-        return FigureScreen()
+        # The mode's classes from the start: set after mount, each restyles
+        # every widget of the screen (a third of an explore start's time).
+        model = self.model
+        classes = {"-explore": model.exploring, "-lab": model.side_pane == "lab", "-ascii": self.glyphs is ASCII}
+        return FigureScreen(classes=" ".join(name for name, on in classes.items() if on))
 
     def compose(self) -> ComposeResult:
         glyphs, bound = self.glyphs, {"model": MaskattnApp.model}
