@@ -1,7 +1,9 @@
 """The weights pane at the walkthrough's sizes: every step's bars fit the
 pane whole (no scrollbar, no last line cut), the closing note ("weights
 over positions, not factual confidence") left out at every step only
-where keeping it would not fit step 4's two groups (English at 80x24)."""
+where keeping it would not fit step 4's two groups (at 80x24 in both
+languages: the pane is 11 lines there since issue 20 point 6, and step 4's
+bars take 11 in Chinese without the note, 13 with it)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from helpers import text_of
 NOTE = {"en": "factual confidence", "zh": "事实置信度"}
 
 
-@pytest.mark.parametrize("lang,size,note", [("en", (80, 24), False), ("zh", (80, 24), True),
+@pytest.mark.parametrize("lang,size,note", [("en", (80, 24), False), ("zh", (80, 24), False),
                                             ("en", (100, 30), True), ("en", (160, 48), True)])
 async def test_every_step_fits_the_weights_pane(lang, size, note):
     app = make_app(lang=lang)

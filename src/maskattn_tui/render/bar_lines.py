@@ -69,9 +69,10 @@ def bar_segments(p: float, width: int, palette: Palette, style_name: str = "bar"
 
 
 def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, palette: Palette,
-              width: int, note: bool = True) -> TextBlock:
+              width: int, note: bool = True, short: bool = False) -> TextBlock:
     """The bars of query row `row` of `view`, laid out as for every step of
-    `views`; `note`: end with "weights over positions, not confidence"."""
+    `views`; `note`: end with "weights over positions, not confidence";
+    `short`: the one-line title ("softmax of query 1", a short pane)."""
     bar_w, reasons = bar_layout(views, lang, palette, width)
     kw = _key_width(views)
     row = min(max(0, row), len(view.table.query_positions) - 1)
@@ -98,7 +99,8 @@ def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, pa
                     line.append(Segment(reason, p.style("dim")))
             lines.append(line)
 
-    text(p.t("render.bars_title", lang, pos=view.table.query_positions[row]), "title")
+    title = "render.bars_title_short" if short else "render.bars_title"
+    text(p.t(title, lang, pos=view.table.query_positions[row]), "title")
     if view.compare is not None and row == view.compare.row:
         text(p.t("render.bars_no_mask", lang), "header")
         group(view.compare.weights_unmasked, True)

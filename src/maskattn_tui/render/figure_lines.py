@@ -46,6 +46,15 @@ def legend_meanings(*tables: VisibilityTable) -> tuple[str, ...]:
     return BASE_MEANINGS + tuple(r for r in RULE_ORDER if r in used and r not in ("future", "pad"))
 
 
+def drawn_meanings(meanings: tuple[str, ...], rows) -> tuple[str, ...]:
+    """The entries of `meanings` whose glyph a cell of `rows` draws (a
+    tight legend): a cell's own value, and each rule of a cell that shows
+    several rules' letters."""
+    values = {c.value for row in rows for c in row}
+    used = values | {name for v in values if "+" in v and v != "future+pad" for name in v.split("+")}
+    return tuple(m for m in meanings if m in used)
+
+
 def several_rules(*tables: VisibilityTable) -> bool:
     """Does a cell name two rules other than the future+PAD the legend shows?"""
     return any(len(c.reasons) > 1 and c.value != "future+pad" for t in tables for row in t.cells for c in row)
@@ -120,19 +129,22 @@ def separators_at_ends(lines: list[Line], width: int, mark: str) -> list[Line]:
     return out
 
 
-def inputs_text(view: StepView, lang: str, palette: Palette) -> str:
+def inputs_text(view: StepView, lang: str, palette: Palette, short: bool = False) -> str:
     """The declared inputs of the step, on the figure (not only at the end
-    of the explanation)."""
+    of the explanation); `short`: the tight figure's shorter sentence (the
+    same numbers)."""
     spec = view.spec
     if spec.kind == "compare":
         cmp = view.compare
         assert cmp is not None
         scores = ", ".join(f"{s:g}" for s in cmp.scores)
         v = ", ".join(f"{row[0]:g}" for row in spec.v)
-        text = t("tui.fig.inputs_compare", lang, scores=scores, v=v, q=spec.query_positions[cmp.row])
+        key = "tui.fig.inputs_compare_short" if short else "tui.fig.inputs_compare"
+        text = t(key, lang, scores=scores, v=v, q=spec.query_positions[cmp.row])
     else:
         d = len(spec.q[0]) if spec.q else 0
-        text = t("tui.fig.inputs", lang, q=_matrix(spec.q), k=_matrix(spec.k), v=_matrix(spec.v), d=d)
+        key = "tui.fig.inputs_short" if short else "tui.fig.inputs"
+        text = t(key, lang, q=_matrix(spec.q), k=_matrix(spec.k), v=_matrix(spec.v), d=d)
     return palette.tr(glue(text)).replace(" · ", "\u00a0· ")  # the separator stays with what it ends
 
 
@@ -197,16 +209,18 @@ def source_of(view: StepView) -> StepTableSource:
 
 
 def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool,
-            tokens: tuple[str, ...] | None = None) -> Block:
+            tokens: tuple[str, ...] | None = None, short: bool = False) -> Block:
     if view.offset_bug is None:
         return TableBlock(with_labels(source_of(view), tokens), palette, lang, row, cw)
     bug = view.offset_bug
     labels = tuple(palette.t("render.row_as", lang, row=i, pos=bug.table.query_positions[i])
                    for i in range(len(bug.table.query_positions)))
+    right_title = "render.correct_table_short" if short else "render.correct_table"
+    wrong_title = "render.wrong_table_short" if short else "render.wrong_table"
     right = TableBlock(with_labels(source_of(view), tokens), palette, lang, row, cw,
-                       title=palette.t("render.correct_table", lang), wrap_title=side)
+                       title=palette.t(right_title, lang), wrap_title=side)
     wrong = TableBlock(with_labels(StepTableSource(view, bug.table, bug.differs, labels), tokens), palette, lang,
-                       row, cw, title=palette.t("render.wrong_table", lang), wrap_title=side)
+                       row, cw, title=palette.t(wrong_title, lang), wrap_title=side)
     return SideBySide(right, wrong) if side else Column([right, wrong])
 
 
@@ -236,41 +250,58 @@ def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Ro
                  tokens: tuple[str, ...] | None = None) -> Column:
     """The figure of `view` with query row `row` selected, laid out for
     `room`: the first layout that fits its width and height, else the first
-    that fits its width, else the narrowest. `tokens`: a label per absolute
-    position (--labels), beside each query and over each key."""
+    that fits its width, else the narrowest. After every full layout come
+    the tight ones (issue 20, point 6: a short screen): the legend of only
+    the glyphs drawn, the shorter inputs sentence, one-line titles; the
+    same numbers. `tokens`: a label per absolute position (--labels),
+    beside each query and over each key."""
     width = max(8, room.width)
-    tried: list[Column] = []
-    if view.compare is not None:
-        tried.append(_assemble(view, _compare_block(view, row, lang, palette), lang, palette, width, FULL_CELL_MIN))
-    else:
-        for cw, side in options(view, lang, palette, cells, tokens):
-            tried.append(_assemble(view, _tables(view, row, lang, palette, cw, side, tokens), lang, palette,
-                                   width, cw))
-    for fits in (lambda f: f.width <= width and f.height <= room.height, lambda f: f.width <= width):
+
+    def layouts(tight: bool) -> list[Column]:
+        if view.compare is not None:
+            return [_assemble(view, _compare_block(view, row, lang, palette), lang, palette, width, FULL_CELL_MIN,
+                              tight)]
+        return [_assemble(view, _tables(view, row, lang, palette, cw, side, tokens, tight), lang, palette, width, cw,
+                          tight) for cw, side in options(view, lang, palette, cells, tokens)]
+
+    tried = layouts(False)
+    for tight in (False, True):
+        if tight:  # built only when no full layout fits
+            tried += layouts(True)
         for figure in tried:
-            if fits(figure):
+            if figure.width <= width and figure.height <= room.height:
                 return figure
+    for figure in tried:
+        if figure.width <= width:
+            return figure
     return min(tried, key=lambda f: f.width)
 
 
-def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width: int, cw: int) -> Column:
+def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width: int, cw: int,
+              tight: bool = False) -> Column:
     # The legend's entries: causal and PAD always, each further rule a
-    # table uses, and a word for cells of several rules.
+    # table uses, and a word for cells of several rules; `tight`: only
+    # those a drawn cell shows.
     shown = [view.table] + ([view.offset_bug.table] if view.offset_bug is not None else [])
     reasons = legend_meanings(*shown)
+    if tight:
+        drawn = [view.table.cells[view.compare.row]] if view.compare is not None else [
+            row for table in shown for row in table.cells]
+        reasons = drawn_meanings(reasons, drawn)
     several = several_rules(*shown)
     pad_rows = table_scan(source_of(view))["row_pad"]
     # The legend and inputs wrap to the tables' width (but not narrower
     # than LEGEND_MIN), so a small table leaves the room to the weights.
     room = min(width, max(tables.width, LEGEND_MIN))
     legend = TextBlock(legend_lines(reasons, palette, lang, room, cw, view.offset_bug is not None, pad_rows, several))
-    inputs = TextBlock(separators_at_ends(wrap_text(inputs_text(view, lang, palette), room, palette.style("dim")),
-                                          room, palette.tr("·")))
+    inputs = TextBlock(separators_at_ends(wrap_text(inputs_text(view, lang, palette, tight), room,
+                                                    palette.style("dim")), room, palette.tr("·")))
     extra = position_ids_text(view.table, lang, palette)  # RoPE positions, when they differ
     notes = TextBlock(wrap_text(extra, room, palette.style("dim")) if extra is not None else [])
     fixed = tables.header if isinstance(tables, TableBlock) else 0
     figure = Column([tables, legend, notes, inputs], fixed=fixed)
     figure.cell_width = cw  # type: ignore[attr-defined]
+    figure.tight = tight  # type: ignore[attr-defined]
     return figure
 
 

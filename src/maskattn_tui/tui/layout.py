@@ -17,6 +17,10 @@ WIDE_WIDTH = 140
 CONTROLS_WIDTH = 26
 #: Lines the explanation keeps under the figure at least (with its border).
 EXPLAIN_MIN = 5
+#: Lines the explanation should get under the figure (with its border):
+#: when the largest figure leaves it fewer, the figure's room shrinks to
+#: the tallest step's tightest layout (render.figure_lines.build_figure).
+EXPLAIN_WANT = 8
 #: Lines the weights keep under the grid at least, in the wide layout.
 BARS_MIN = 10
 #: Columns the weights keep beside the grid at least (key, glyph, a short bar, p).
@@ -82,6 +86,8 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
         room = Room(share - PANE_CELLS, body_h - PANE_LINES - EXPLAIN_MIN)
     room = Room(max(8, room.width), max(3, room.height))
     fw, fh = frame(room)
+    if not (zoomed or wide or stacked):
+        room, fw, fh = _tightest(room, fw, fh, body_h, frame)
     scrollbar = 1 if fw > room.width else 0  # the horizontal scrollbar's line
     grid_h = min(fh + scrollbar, room.height) + PANE_LINES
     if zoomed:
@@ -95,6 +101,25 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
     else:
         grid_w = min(fw, room.width) + PANE_CELLS
     return Layout(wide, room, grid_w, grid_h, body_w, body_h, grid_w if not zoomed else body_w, stacked)
+
+
+def _tightest(room: Room, fw: int, fh: int, body_h: int,
+              frame: Callable[[Room], tuple[int, int]]) -> tuple[Room, int, int]:
+    """A short screen (issue 20, point 6): when the largest figure leaves
+    the explanation under it fewer than EXPLAIN_WANT lines, the room is as
+    low as every step's figure still fits whole in (each step then draws its
+    fullest layout that fits: the tallest one its tightest), so the pane is
+    that much lower at every step and nothing moves when stepping."""
+    if fw > room.width or fh > room.height or body_h - PANE_LINES - fh >= EXPLAIN_WANT:
+        return room, fw, fh
+    start = height = fh
+    while height > 3:
+        w, h = frame(Room(room.width, height - 1))
+        if h > height - 1 or w > room.width:
+            break
+        # each step's layout at `height - 1` is its first that fits `h` too
+        height, fw, fh = h, w, h
+    return (room, fw, fh) if height == start else (Room(room.width, height), fw, fh)
 
 
 def set_size(widget, **sizes: int | None) -> None:

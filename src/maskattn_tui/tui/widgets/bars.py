@@ -15,42 +15,51 @@ class BarsView(LinesView):
     #: The frame's key and its height so far (see frame_size).
     _held: tuple[object, int] | None = None
 
-    #: (views, language, width, height) -> whether the closing note is drawn
-    _note_for: tuple[object, bool] | None = None
+    #: (views, language, width, height) -> (closing note drawn, one-line title)
+    _form_for: tuple[object, tuple[bool, bool]] | None = None
+
+    #: The forms tried, fullest first: the closing note left out, then the
+    #: one-line title too (a short pane, issue 20 point 6).
+    FORMS = ((True, False), (False, False), (False, True))
 
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).
         return (model.views, model.player.step, model.player.row, model.lang, self.content_width(), self.size.height)
 
     def build(self, model: AppModel) -> Block:
+        note, short = self._form(model)
         return bar_block(model.views, model.view, model.player.row, model.lang, self.palette(), self.content_width(),
-                         note=self._note(model))
+                         note=note, short=short)
 
-    def _tallest(self, model: AppModel, note: bool) -> int:
+    def _tallest(self, model: AppModel, note: bool, short: bool = False) -> int:
         palette, width = self.palette(), self.content_width()
-        return max(bar_block(model.views, v, v.spec.focus_rows[0], model.lang, palette, width, note).height
+        return max(bar_block(model.views, v, v.spec.focus_rows[0], model.lang, palette, width, note, short).height
                    for v in model.views)
 
-    def _note(self, model: AppModel) -> bool:
-        """The closing note only where it lets every step's bars fit the pane
-        (at 80x24 step 4's two groups fill it): left out at every step if
-        that alone makes them fit, so no step scrolls or cuts its last line."""
+    def _form(self, model: AppModel) -> tuple[bool, bool]:
+        """The fullest form that lets every step's bars fit the pane, the
+        same at every step: the closing note only where it fits (at 80x24
+        step 4's two groups fill the pane), the one-line title where only
+        that makes them fit; so no step scrolls or cuts its last line. If
+        none fits, the fullest (the pane scrolls)."""
         height = self.scrollable_content_region.height if self.size.height else 0
         key = (model.views, model.lang, self.content_width(), height)
-        if self._note_for is None or self._note_for[0] != key:
-            note = not height or self._tallest(model, True) <= height or self._tallest(model, False) > height
-            self._note_for = (key, note)
-        return self._note_for[1]
+        if self._form_for is None or self._form_for[0] != key:
+            form = self.FORMS[0]
+            if height:
+                form = next((f for f in self.FORMS if self._tallest(model, *f) <= height), form)
+            self._form_for = (key, form)
+        return self._form_for[1]
 
     def frame_size(self, model: AppModel) -> Size:
         # Never shrinks within a frame (views, language, width): no layout pass when stepping.
         assert self.figure is not None
-        key = (model.views, model.lang, self.content_width(), self._note(model))
+        key = (model.views, model.lang, self.content_width(), self._form(model))
         held = self._held
         height = self.figure.height
         if held is not None and held[0] == key:
             height = max(height, held[1])
         else:  # a new frame: as tall as the tallest step's bars at its focus row
-            height = max(height, self._tallest(model, self._note(model)))
+            height = max(height, self._tallest(model, *self._form(model)))
         self._held = (key, height)
         return Size(self.content_width(), height)
