@@ -6,6 +6,8 @@ the doctor's sources), so the text is what the screen shows."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+
 from maskattn_tui.doctor.mask_source import BlockSource, CellSource, Window
 from maskattn_tui.doctor.mask_tables import REASONS
 from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections, user_title
@@ -14,6 +16,7 @@ from maskattn_tui.render.blocks import TextBlock
 from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.render.table_source import with_labels
+from maskattn_tui.render.wrap import cut_at_word
 
 
 def table_sources(doc, state, tokens: tuple[str, ...] | None = None) -> tuple:
@@ -28,16 +31,73 @@ def table_sources(doc, state, tokens: tuple[str, ...] | None = None) -> tuple:
     return BlockSource(tables, "user", state.size), BlockSource(tables, "rule", state.size)
 
 
+def _short_rule(options, lang: str) -> str | None:
+    """A built rule in explore's short words ("causal · window W = 4096"),
+    when it is only causal / window / chunk / prefix (else None)."""
+    if (options.pad or options.pad_keys or options.documents or options.tree or options.bidirectional
+            or options.cache_slots or (options.window is not None and not options.causal)):
+        return None
+    words = [t("explore.rule.causal" if options.causal else "explore.rule.not_causal", lang)]
+    words += [t(f"explore.rule.{name}", lang, value=getattr(options, name))
+              for name in ("window", "chunk", "prefix") if getattr(options, name) is not None]
+    return t("explore.rule_sep", lang).join(words)
+
+
+def _bare(title: str, key: str, name: str, lang: str) -> str | None:
+    """`title` without its label ("the rule: "), when it starts with it."""
+    label = t(key, lang, **{name: ""})
+    return title[len(label):] if title.startswith(label) and len(title) > len(label) else None
+
+
+def title_forms(doc, lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Each table's titles, fullest first (the first that fits is shown,
+    never one cut mid-word): the whole title, without its label, a short
+    rule name, the label alone."""
+    if hasattr(doc, "titles"):  # a rule's own document (scale.rule_doc) names itself
+        rule, same = doc.titles(lang)
+        short = _short_rule(doc.config.options, lang)
+        left = (rule, _bare(rule, "scale_app.table.rule", "rules", lang),
+                short and t("scale_app.table.rule", lang, rules=short), t("doctor_tui.table.rule_short", lang))
+        right: tuple = (same, t("scale_app.table.same_short", lang))
+        return tuple(f for f in left if f), right
+    tables = doc.tables
+    user, rule = user_title(tables, lang), rule_title(tables, lang)
+    if tables.realigned:  # "if a KV cache: ..., after N cached keys": never the rule without its offset
+        rules: tuple = (rule, t("doctor_tui.table.fix_short", lang, past=tables.offset))
+    else:
+        rules = tuple(f for f in (rule, _bare(rule, "doctor_tui.table.rule", "rule", lang),
+                                  t("doctor_tui.table.rule_short", lang)) if f)
+    return (user, t("doctor_tui.table.user_short", lang)), rules
+
+
 def twin_tables(doc, state, lang: str, sources: tuple, palette: Palette, width: int) -> Twin:
-    """The two tables side by side in `width` cells, the selection marked."""
+    """The two tables side by side in `width` cells, the selection marked;
+    each title the fullest form that fits the room the twin gives it (the
+    left one kept fuller first), else its shortest cut at a word."""
     user, rule = sources
     probe = MaskTableBlock(user, palette, lang, state.row, 1)
     cw = cell_width(user, palette, lang, (width - GAP) // 2, probe.frozen)
-    told = doc.titles(lang) if hasattr(doc, "titles") else (user_title(doc.tables, lang), rule_title(doc.tables, lang))
-    titles = tuple(palette.tr(title) for title in told)  # a rule's own document (scale.rule_doc) names itself
-    left, right = (MaskTableBlock(src, palette, lang, state.row, cw, title=title, col=state.col)
-                   for src, title in zip((user, rule), titles))
-    return Twin(left, right, width)
+    forms = [tuple(palette.tr(f) for f in side) for side in title_forms(doc, lang)]
+
+    def twin(left_title: str, right_title: str) -> Twin:
+        left, right = (MaskTableBlock(src, palette, lang, state.row, cw, title=title, col=state.col)
+                       for src, title in zip((user, rule), (left_title, right_title)))
+        return Twin(left, right, width)
+
+    def rooms(pair: Twin) -> tuple[int, int]:
+        half = pair.half(width)
+        return half, max(0, width - half - GAP)
+
+    for a in forms[0]:
+        for b in forms[1]:
+            pair = twin(a, b)
+            left_room, right_room = rooms(pair)
+            if cell_len(a) <= left_room and cell_len(b) <= right_room:
+                return pair
+    a, b = forms[0][-1], forms[1][-1]
+    left_room, right_room = rooms(twin(a, b))
+    ellipsis = palette.glyphs.ellipsis
+    return twin(cut_at_word(a, left_room, ellipsis), cut_at_word(b, right_room, ellipsis))
 
 
 def keys_shown(doc, state, room: int) -> list[int]:
