@@ -97,11 +97,16 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 
     # -- layout -------------------------------------------------------------------
     def get_default_screen(self) -> FigureScreen:
-        # The mode's classes from the start: set after mount, each restyles
-        # every widget of the screen (a third of an explore start's time).
+        # The mode's and the size's classes from the start: each set after
+        # mount restyles every widget of the screen (half of an explore start).
         model = self.model
         classes = {"-explore": model.exploring, "-lab": model.side_pane == "lab", "-ascii": self.glyphs is ASCII}
-        return FigureScreen(classes=" ".join(name for name, on in classes.items() if on))
+        names = [name for name, on in classes.items() if on]
+        width, height = self.size
+        if width > 0 and height > 0:  # the breakpoints' classes too (Screen._on_resize sets the same)
+            for size, points in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+                names.append(max((p for p in points if p[0] <= size), key=lambda p: p[0])[1])
+        return FigureScreen(classes=" ".join(names))
 
     def compose(self) -> ComposeResult:
         glyphs, bound = self.glyphs, {"model": MaskattnApp.model}
