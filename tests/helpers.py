@@ -204,3 +204,16 @@ def tiny_config(cls=None, impl: str = "sdpa", **extra):
             num_key_value_heads=2, vocab_size=100, **extra)
     c._attn_implementation = impl
     return c
+
+
+# -- explore configurations with a value set by hand ---------------------------------
+
+
+def with_v(config, key: int, value: float):
+    """`config` with V at key position `key` set to `value` (e.g. 9999)."""
+    return config.replace(v_override=(*config.v_override, (key, value)))
+
+
+def with_score(config, row: int, key: int, score: float):
+    """`config` with the scaled score of query row `row` for `key` set directly."""
+    return config.replace(score_override=(*config.score_override, (row, key, score)))

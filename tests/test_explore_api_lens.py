@@ -11,7 +11,7 @@ import pytest
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore import LENS_NAMES, ExploreConfig, lens, lenses, parse_lens_names
-from maskattn_tui.explore.api_lens import bottom_right, format_value, top_left
+from maskattn_tui.explore.api_lens import bottom_right, top_left
 
 T, F = True, False
 
@@ -206,10 +206,3 @@ def test_encodings_agree_with_the_table_over_many_configurations():
             if c.pad == 0:
                 assert lens(table, "flash")["matches"]
                 assert lens(table, "torch-is-causal")["matches"] == (past == 0)
-
-
-def test_format_value():
-    assert format_value([[True, False], [False, True]]) == "1 0\n0 1"
-    assert format_value([[0.0, "-inf"]]) == "0 -inf"
-    assert format_value([[1, 0, 1]]) == "1 0 1"
-    assert format_value(True) == "True"

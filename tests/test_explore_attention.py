@@ -40,7 +40,7 @@ def test_score_override_other_table_and_v_match_the_formula():
     for got, want in zip(res.weights, by_hand(q, k, own, 0.7, c.score_override)):
         assert got == pytest.approx(want, abs=1e-12)
     # row 1's override at key 2 changes its weights: the override reached the loop
-    plain = evaluate(c.without_overrides())
+    plain = evaluate(c.replace(v_override=(), score_override=()))
     assert plain.weights[1] != pytest.approx(res.weights[1], abs=1e-6)
 
     # an experiment's table: every key visible to every row (PAD included)

@@ -17,6 +17,7 @@ from maskattn_tui.explore import ExploreConfig, evaluate, explore_view, generate
 from maskattn_tui.explore.config import apply_v
 from maskattn_tui.i18n import catalog
 from maskattn_tui.lesson.stepview import build_view
+from helpers import with_score, with_v
 
 
 def test_defaults_are_the_cache_example():
@@ -71,7 +72,7 @@ def test_explicit_inputs_and_v_override():
     q = [[1, 0], [0, 1]]
     k = [[1, 0], [0, 1], [1, 1]]
     v = [[10], [20], [30]]
-    c = ExploreConfig(past=1, new=2, q=q, k=k, v=v).with_v(2, 9999)
+    c = with_v(ExploreConfig(past=1, new=2, q=q, k=k, v=v), 2, 9999)
     eq, ek, ev = c.inputs()
     assert eq == ((1.0, 0.0), (0.0, 1.0))
     assert ev == ((10.0,), (20.0,), (9999.0,))
@@ -80,11 +81,11 @@ def test_explicit_inputs_and_v_override():
 
 
 def test_overrides_are_sorted_unique_last_wins():
-    c = ExploreConfig().with_v(4, 1).with_v(1, 2).with_v(4, 3)
+    c = with_v(with_v(with_v(ExploreConfig(), 4, 1), 1, 2), 4, 3)
     assert c.v_override == ((1, 2.0), (4, 3.0))
-    c = ExploreConfig().with_score(1, 0, 5).with_score(0, 4, 1).with_score(1, 0, 6)
+    c = with_score(with_score(with_score(ExploreConfig(), 1, 0, 5), 0, 4, 1), 1, 0, 6)
     assert c.score_override == ((0, 4, 1.0), (1, 0, 6.0))
-    assert c.without_overrides().score_override == ()
+    assert c.replace(v_override=(), score_override=()).score_override == ()
 
 
 def test_replace_validates_and_keeps_the_old_value():
@@ -139,7 +140,7 @@ def test_bad_values_raise_with_a_clear_message(kwargs, fragment):
 
 
 def test_to_spec_is_one_explore_step_that_build_view_accepts():
-    c = ExploreConfig(past=2, new=3, pad=1, pad_side="right", temperature=0.5, seed=4).with_v(4, 9999)
+    c = with_v(ExploreConfig(past=2, new=3, pad=1, pad_side="right", temperature=0.5, seed=4), 4, 9999)
     spec = to_spec(c)
     assert (spec.step, spec.kind, spec.past) == (1, "explore", 2)
     assert spec.query_positions == (2, 3, 4) and spec.key_positions == (0, 1, 2, 3, 4)
@@ -185,7 +186,7 @@ def test_evaluate_equals_attend_without_score_overrides():
 
 def test_score_override_reaches_the_view():
     c = ExploreConfig(past=0, new=2, q=[[1, 0], [0, 1]], k=[[1, 0], [0, 1]], v=[[10], [20]])
-    c = c.with_score(1, 0, math.log(3))  # row 1: scores [ln 3, 1/sqrt2]
+    c = with_score(c, 1, 0, math.log(3))  # row 1: scores [ln 3, 1/sqrt2]
     view = explore_view(c)
     assert view.result.scores[1][0] == math.log(3)
     s1 = 1 / math.sqrt(2)

@@ -11,6 +11,7 @@ import pytest
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore import ExploreConfig, dumps_scenario, load_scenario, loads_scenario, save_scenario
+from helpers import with_score, with_v
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,8 +40,8 @@ def _configs():
             q, k, v = c.inputs()
             c = c.replace(q=[[x * rng.uniform(-3, 3) for x in r] for r in q], k=k, v=v)
         for _ in range(rng.randint(0, 3)):
-            c = c.with_v(rng.randrange(c.length), rng.choice((9999, rng.uniform(-1e6, 1e6))))
-            c = c.with_score(rng.randrange(c.new), rng.randrange(c.length), rng.uniform(-20, 20))
+            c = with_v(c, rng.randrange(c.length), rng.choice((9999, rng.uniform(-1e6, 1e6))))
+            c = with_score(c, rng.randrange(c.new), rng.randrange(c.length), rng.uniform(-20, 20))
         yield c
 
 
@@ -56,7 +57,7 @@ def test_round_trip(config, tmp_path):
 def test_only_set_keys_are_written():
     text = dumps_scenario(ExploreConfig())
     assert "q =" not in text and "v_override" not in text
-    text = dumps_scenario(ExploreConfig(past=0, new=1, v=[[5]]).with_v(0, 9999))
+    text = dumps_scenario(with_v(ExploreConfig(past=0, new=1, v=[[5]]), 0, 9999))
     assert "v = [[5.0]]" in text and "v_override = [[0, 9999.0]]" in text
 
 

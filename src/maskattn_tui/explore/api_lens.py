@@ -366,23 +366,3 @@ def lenses(table: VisibilityTable, names: str | Sequence[str] = ALL, lang: str =
            scores: Sequence[Sequence[float]] | None = None) -> list[dict]:
     """Several lenses at once: `names` as accepted by parse_lens_names."""
     return [lens(table, name, lang, scores) for name in parse_lens_names(names)]
-
-
-def format_value(value: object) -> str:
-    """A lens value as compact text: rows of 1/0 for bool and int masks,
-    0 / -inf for float masks, True/False for a flag."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, list):
-        if value and isinstance(value[0], list):
-            return "\n".join(" ".join(_cell(x) for x in row) for row in value)
-        return " ".join(_cell(x) for x in value)
-    return _cell(value)
-
-
-def _cell(x: object) -> str:
-    if isinstance(x, bool):
-        return "1" if x else "0"
-    if isinstance(x, float):
-        return f"{x:g}"
-    return str(x)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import random
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -111,6 +112,7 @@ def _rng(seed: int, matrix: str, position: int) -> random.Random:
     return random.Random(f"maskattn-explore/{seed}/{matrix}/{position}")
 
 
+@lru_cache(maxsize=32)  # each value costs a seeded generator; a view asks for them many times
 def generate_inputs(past: int, new: int, seed: int) -> tuple[Matrix, Matrix, Matrix]:
     """Deterministic, hand-checkable Q (new x 2), K (past+new x 2) and
     V (past+new x 1) for this seed. Row j of K and V, and the query at
@@ -227,17 +229,6 @@ class ExploreConfig(MaskParams):
         """A new, validated configuration; raises MaskattnError and leaves
         this one as it was if a value is bad."""
         return replace(self, **changes)
-
-    def with_v(self, key: int, value: float) -> "ExploreConfig":
-        """V at key position `key` set to `value` (e.g. 9999)."""
-        return self.replace(v_override=(*self.v_override, (key, value)))
-
-    def with_score(self, row: int, key: int, score: float) -> "ExploreConfig":
-        """The scaled score of query row `row` for key `key` set directly."""
-        return self.replace(score_override=(*self.score_override, (row, key, score)))
-
-    def without_overrides(self) -> "ExploreConfig":
-        return self.replace(v_override=(), score_override=())
 
     # --- the layout -----------------------------------------------------------
 
