@@ -5,6 +5,7 @@ written here, not taken from the code under test."""
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -15,7 +16,7 @@ from maskattn_tui.engine.attention import attend
 from maskattn_tui.errors import EmptyRowError
 from maskattn_tui.explore import ExploreConfig, evaluate, explore_view
 from maskattn_tui.engine.softmax import EMPTY_ROW_POLICIES
-from helpers import seeded
+from helpers import seeded, with_v
 
 
 def expected_allowed(past, new, pad, side, causal):
@@ -87,6 +88,14 @@ def test_properties(c):
     assert repr(view.result.outputs) == repr(res.outputs)
     q, k, v = c.inputs()
     n = c.length
+
+    @functools.cache
+    def changed_at(j: int):
+        """The results with V, and separately K, changed at key j (once per key, for every row it is blocked in)."""
+        k2 = [list(row) for row in k]
+        k2[j] = [x + 7.25 for x in k2[j]]
+        return evaluate(with_v(c, j, 12345.5)), evaluate(c.replace(q=q, k=k2, v=c.v))
+
     for r in range(c.new):
         w, out = res.weights[r], res.outputs[r]
         if any(allowed[r]):
@@ -99,11 +108,8 @@ def test_properties(c):
                 assert all(w[j] == 0.0 for j in range(n) if j > c.past + r)
             # changing V or K at a blocked key never changes this row's output
             for j in (j for j in range(n) if not allowed[r][j]):
-                other_v = evaluate(c.with_v(j, 12345.5))
+                other_v, other_k = changed_at(j)
                 assert other_v.outputs[r] == out
-                k2 = [list(row) for row in k]
-                k2[j] = [x + 7.25 for x in k2[j]]
-                other_k = evaluate(c.replace(q=q, k=k2, v=c.v))
                 assert other_k.outputs[r] == out and other_k.weights[r] == w
         else:
             policy = c.empty_row_policy
