@@ -251,7 +251,7 @@ def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Ro
     """The figure of `view` with query row `row` selected, laid out for
     `room`: the first layout that fits its width and height, else the first
     that fits its width, else the narrowest. After every full layout come
-    the tight ones (issue 20, point 6: a short screen): the legend of only
+    the tight ones (a short screen): the legend of only
     the glyphs drawn, the shorter inputs sentence, one-line titles; the
     same numbers. `tokens`: a label per absolute position (--labels),
     beside each query and over each key."""

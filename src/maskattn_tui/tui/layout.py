@@ -105,7 +105,7 @@ def figure_layout(width: int, height: int, condition_lines: int, zoomed: bool, e
 
 def _tightest(room: Room, fw: int, fh: int, body_h: int,
               frame: Callable[[Room], tuple[int, int]]) -> tuple[Room, int, int]:
-    """A short screen (issue 20, point 6): when the largest figure leaves
+    """A short screen: when the largest figure leaves
     the explanation under it fewer than EXPLAIN_WANT lines, the room is as
     low as every step's figure still fits whole in (each step then draws its
     fullest layout that fits: the tallest one its tightest), so the pane is

@@ -19,7 +19,7 @@ class BarsView(LinesView):
     _form_for: tuple[object, tuple[bool, bool]] | None = None
 
     #: The forms tried, fullest first: the closing note left out, then the
-    #: one-line title too (a short pane, issue 20 point 6).
+    #: one-line title too (a short pane).
     FORMS = ((True, False), (False, False), (False, True))
 
     def figure_key(self, model: AppModel) -> object:

@@ -36,7 +36,7 @@ class ExplainView(LinesView):
         sections = self._sections[1]
         lang, row = model.lang, model.player.row
         # The caption is about the step's ▶ row: said under the title, with
-        # the ● row of the bars when ↑/↓ chose another (issue 20, point 5).
+        # the ● row of the bars when ↑/↓ chose another.
         tallest = max(len(caption_lines(v, lang, palette, width)) + len(about_lines(v, None, lang, palette, width))
                       for v in model.views)
         title, *text = caption_lines(model.view, lang, palette, width)
