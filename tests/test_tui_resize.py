@@ -89,6 +89,8 @@ def test_the_walk_crosses_every_pair(nodes):
     walk = every_pair(nodes)
     assert set(zip(walk, walk[1:])) == set(itertools.permutations(nodes, 2))
     assert len(walk) == len(nodes) * (len(nodes) - 1) + 1
+    first, second = halves(walk, 0), halves(walk, 1)
+    assert first[-1] == second[0] and first + second[1:] == walk  # the halves are the walk, cut once
 
 
 MODES = {
@@ -99,9 +101,18 @@ MODES = {
 }
 
 
+def halves(walk: list, half: int) -> list:
+    """The first or second half of `walk`, sharing the size between them:
+    the two halves cross every pair the whole walk does, in two apps that
+    can run side by side."""
+    middle = len(walk) // 2
+    return walk[:middle + 1] if half == 0 else walk[middle:]
+
+
+@pytest.mark.parametrize("half", [0, 1])
 @pytest.mark.parametrize("mode,zoom", [("figure", False), ("explore", False), ("lab", False),
                                        ("figure", True), ("lab", True), ("narrow", False)])
-async def test_every_resize_lays_out_at_once(mode, zoom):
+async def test_every_resize_lays_out_at_once(mode, zoom, half):
     app = make_app(**MODES[mode])
     if zoom:  # one pane takes the body: each breakpoint crossed both ways, in order
         walk = CLASSES + CLASSES[-2::-1]
@@ -109,6 +120,7 @@ async def test_every_resize_lays_out_at_once(mode, zoom):
         walk = every_pair(NARROW if mode == "narrow" else CLASSES)
     if mode == "figure" and not zoom:  # the audit's sizes, and across the wide breakpoint at its edge
         walk += [(80, 24), (139, 40), (160, 48), (139, 40), (59, 30)]
+    walk = halves(walk, half)
     first = walk[0]
     async with app.run_test(size=first) as pilot:
         await settle(pilot)
