@@ -148,13 +148,15 @@ class ExplorePanel(VerticalScroll, can_focus=False):
             with Horizontal():
                 yield Label(id=_id(f.name) + "-label")
                 if f.control == "input":
-                    yield Input(id=_id(f.name), compact=True, select_on_focus=True)
+                    # "-valid" from the start: an Input without validators adds
+                    # it on its first value, which restyles it once more.
+                    yield Input(id=_id(f.name), compact=True, select_on_focus=True, classes="-valid")
                 else:
                     yield Select([(c, c) for c in choices[f.name]], id=_id(f.name), compact=True, allow_blank=False)
         # A refusal shows here, under the fields it is about.
         yield Static(id="x-problem")
         yield Static(id="x-assign-heading", classes="x-heading")
-        yield Input(id="x-assign", compact=True, placeholder="V[4]=9999")
+        yield Input(id="x-assign", compact=True, placeholder="V[4]=9999", classes="-valid")
         yield Static(id="x-overrides")
         yield Static(id="x-experiments-heading", classes="x-heading")
         for name in EXPERIMENTS:
