@@ -102,9 +102,10 @@ def stable_paint(argv: list[str], quiet: float, first_byte: float = 20.0, stop: 
 
 
 def measure_app(argv: list[str], cols: int, rows: int, quiet: float, keys: int, key=lambda k: RIGHT,
-                first_byte: float = 0.0) -> dict:
+                first_byte: float = 20.0) -> dict:
     """`keys` keys (`key(k)` is the k-th's bytes); `first_byte`: how long the
-    app may take before it writes anything (one that reads a big file first)."""
+    app may take before it writes anything (Python and Textual start; more
+    for one that reads a big file first). The quiet wait starts after it."""
     start = time.perf_counter()
     pid, fd = spawn(argv, cols, rows)
     select.select([fd], [], [], first_byte)
