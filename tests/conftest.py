@@ -51,6 +51,23 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: a long random-key run (deselect locally with -m 'not slow'; CI runs it)")
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        _compile_package()
+
+
+def _compile_package() -> None:
+    """Bytecode for the package and the shared helpers, written before any
+    worker starts. Where PYTHONDONTWRITEBYTECODE is set (or a fresh clone),
+    every worker and each of the ~300 command-line children the tests start
+    would otherwise compile the same source again (a `print` child: 0.24 s
+    CPU without bytecode, 0.16 s with)."""
+    import compileall
+    from pathlib import Path
+
+    import maskattn_tui
+
+    compileall.compile_dir(Path(maskattn_tui.__file__).parent, quiet=2)
+    compileall.compile_file(Path(__file__).with_name("helpers.py"), quiet=2)
 
 
 async def settled(pilot) -> None:

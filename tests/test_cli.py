@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from maskattn_tui.cli import main
-from helpers import run_cli
+from helpers import run_main
 
 MISUSE = [
     ["--step", "0"], ["--step", "6"], ["--step", "x"], ["--lang", "fr"], ["bogus"],
@@ -17,7 +17,7 @@ MISUSE = [
 ]
 
 
-run = run_cli  # the command as a user runs it, in this environment (plus `env`)
+run = run_main  # what the command says, in this environment (plus `env`), in this process
 
 
 @pytest.mark.parametrize("argv", MISUSE, ids=[" ".join(a) for a in MISUSE])

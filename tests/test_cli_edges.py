@@ -14,12 +14,14 @@ import sys
 import pytest
 
 from maskattn_tui.cli import main
-from helpers import EXE, run_cli
+from helpers import EXE, run_cli, run_main
+
+LOCALE = {"LC_ALL": "C.UTF-8"}
 
 
-def run(*argv, env=None, **kwargs):
-    """The command in the C.UTF-8 locale (plus `env`)."""
-    return run_cli(*argv, env={"LC_ALL": "C.UTF-8", **(env or {})}, **kwargs)
+def run(*argv, env=None):
+    """What the command says, in the C.UTF-8 locale (plus `env`), in this process."""
+    return run_main(*argv, env={**LOCALE, **(env or {})})
 
 
 def out_of(argv) -> str:
@@ -41,14 +43,14 @@ def one_error_line(r) -> str:
 
 
 def test_the_app_without_a_terminal_says_so_and_exits_2():
-    r = run(stdin=subprocess.DEVNULL, timeout=20)  # stdout and stderr are pipes: no terminal at all
+    r = run_cli(env=LOCALE, stdin=subprocess.DEVNULL, timeout=20)  # stdout and stderr are pipes: no terminal at all
     line = one_error_line(r)
     assert "terminal" in line and "print" in line and "json" in line
     assert r.stdout == "" and "\x1b" not in line
 
 
 def test_no_terminal_in_chinese():
-    r = run("--lang", "zh", stdin=subprocess.DEVNULL, timeout=20)
+    r = run_cli("--lang", "zh", env=LOCALE, stdin=subprocess.DEVNULL, timeout=20)
     assert "终端" in one_error_line(r)
 
 
@@ -86,7 +88,7 @@ def test_a_reader_that_leaves_early_is_not_an_error(argv):
 def test_a_closed_stdout_is_one_line_and_exit_2(argv, lang, tmp_path):
     (tmp_path / "mask.txt").write_text("1 0\n1 1\n")
     # The child starts with file descriptor 1 closed, as `maskattn-tui print >&-` does.
-    r = run(*argv, "--lang", lang, stdout=None, stderr=subprocess.PIPE, capture_output=False,
+    r = run_cli(*argv, "--lang", lang, env=LOCALE, stdout=None, stderr=subprocess.PIPE, capture_output=False,
             preexec_fn=lambda: os.close(1), cwd=tmp_path)
     line = one_error_line(r)
     assert f"'{argv[0]}'" in line or f"“{argv[0]}”" in line

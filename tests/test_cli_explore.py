@@ -12,12 +12,12 @@ import sys
 import pytest
 from rich.cells import cell_len
 
-from helpers import LOCALE_VARS, run_cli
+from helpers import LOCALE_VARS, run_main
 
 
 def run(*argv, env=None):
     """In English by LANG (no LC_* variable over it), without colour (plus `env`)."""
-    return run_cli(*argv, env={"LANG": "en_US.UTF-8", "NO_COLOR": "1", **(env or {})}, drop=LOCALE_VARS)
+    return run_main(*argv, env={"LANG": "en_US.UTF-8", "NO_COLOR": "1", **(env or {})}, drop=LOCALE_VARS)
 
 
 def strict_json(text: str) -> dict:

@@ -3,7 +3,6 @@ both languages, the HF pair, --expect, misuse; its strings; and numpy
 staying out of every other command line."""
 
 import json
-import os
 import re
 import string
 import subprocess
@@ -16,6 +15,8 @@ import pytest
 
 from maskattn_tui.cli import main
 from maskattn_tui.i18n import catalog
+
+from helpers import LOCALE_VARS, run_main
 
 #: Every field of the JSON document (README / issue 11: a documented contract).
 FIELDS = {"schema", "file", "key", "format", "stored_shape", "dtype", "batch", "head", "distinct_slices", "shape",
@@ -32,11 +33,6 @@ def window_mask(past=3, new=4, w=4):
     return (k > p - w) & (k <= p)
 
 
-def command() -> list[str]:
-    script = Path(sys.executable).with_name("maskattn-tui")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "maskattn_tui"]
-
-
 def test_expect_in_a_test_suite(tmp_path):
     """What a user writes: the saved mask must be exactly the HF window table."""
     good, bad = tmp_path / "mask.npy", tmp_path / "leaky.npy"
@@ -45,9 +41,9 @@ def test_expect_in_a_test_suite(tmp_path):
     leaky[1, 5] = True  # query at position 4 reads the key at position 5
     np.save(bad, leaky)
     args = ["doctor", "--expect", "--past", "3", "--window", "4"]
-    ok = subprocess.run([*command(), args[0], str(good), *args[1:]], capture_output=True, text=True)
+    ok = run_main(args[0], str(good), *args[1:])
     assert ok.returncode == 0, ok.stderr
-    fail = subprocess.run([*command(), args[0], str(bad), *args[1:]], capture_output=True, text=True)
+    fail = run_main(args[0], str(bad), *args[1:])
     assert fail.returncode == 1
     assert "(1,5)" in fail.stdout
 
@@ -196,13 +192,10 @@ def test_misuse_is_one_line_exit_2(tmp_path, capsys, monkeypatch, argv, words):
 
 def test_help_in_both_languages():
     for lang, words in (("en", "--attention-mask"), ("zh", "推测解码树")):
-        env = {**os.environ, "LANG": "zh_CN.UTF-8" if lang == "zh" else "en_US.UTF-8"}
-        env.pop("LC_ALL", None)
-        env.pop("LC_MESSAGES", None)
-        done = subprocess.run([sys.executable, "-m", "maskattn_tui", "doctor", "--help"], capture_output=True,
-                              text=True, env=env)
+        done = run_main("doctor", "--help", env={"LANG": "zh_CN.UTF-8" if lang == "zh" else "en_US.UTF-8"},
+                        drop=LOCALE_VARS)
         assert done.returncode == 0 and words in done.stdout
-    top = subprocess.run([sys.executable, "-m", "maskattn_tui", "--help"], capture_output=True, text=True)
+    top = run_main("--help")
     assert "doctor" in top.stdout
 
 

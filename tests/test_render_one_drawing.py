@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -20,6 +18,8 @@ from maskattn_tui.cli.export import screen_text, settle
 from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.explore.patterns import preset_changes
 from maskattn_tui.tui import make_app
+
+from helpers import LOCALE_VARS, run_main
 
 SIZE = (160, 48)
 EXPLORE = ["--past", "3", "--new", "2", "--pad", "1", "--window", "3"]
@@ -30,8 +30,8 @@ def block_text(block) -> list[str]:
 
 
 def run_print(*argv: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "maskattn_tui", "print", *argv], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "NO_COLOR": "1"})
+    done = run_main("print", *argv, env={"LANG": "C.UTF-8", "NO_COLOR": "1"},
+                    drop=(*LOCALE_VARS, "FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS"))
     assert done.returncode == 0, done.stderr
     return done.stdout
 
