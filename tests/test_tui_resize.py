@@ -109,26 +109,41 @@ def halves(walk: list, half: int) -> list:
     return walk[:middle + 1] if half == 0 else walk[middle:]
 
 
-@pytest.mark.parametrize("half", [0, 1])
-@pytest.mark.parametrize("mode,zoom", [("figure", False), ("explore", False), ("lab", False),
-                                       ("figure", True), ("lab", True), ("narrow", False)])
-async def test_every_resize_lays_out_at_once(mode, zoom, half):
+def both_ways(nodes: list) -> list:
+    """Each breakpoint crossed in order up and back down, then the two far
+    jumps (the smallest class to the largest and back)."""
+    return nodes + nodes[-2::-1] + [nodes[-1], nodes[0]]
+
+
+#: (mode, zoom, walk): the figure crosses every pair of classes (and the
+#: audit's sizes), in two halves that can run side by side; the other modes
+#: share its layout code and cross each breakpoint both ways.
+WALKS = [("figure", False, halves(every_pair(CLASSES) + [(80, 24), (139, 40), (160, 48), (139, 40), (59, 30)], 0)),
+         ("figure", False, halves(every_pair(CLASSES) + [(80, 24), (139, 40), (160, 48), (139, 40), (59, 30)], 1)),
+         ("explore", False, both_ways(CLASSES)), ("lab", False, both_ways(CLASSES)),
+         ("narrow", False, both_ways(NARROW)),
+         ("figure", True, CLASSES + CLASSES[-2::-1]), ("lab", True, CLASSES + CLASSES[-2::-1])]
+
+
+def test_the_short_walks_cross_each_breakpoint_both_ways():
+    for nodes in (CLASSES, NARROW):
+        steps = set(zip(both_ways(nodes), both_ways(nodes)[1:]))
+        assert all((a, b) in steps and (b, a) in steps for a, b in zip(nodes, nodes[1:]))
+        assert (nodes[0], nodes[-1]) in steps and (nodes[-1], nodes[0]) in steps
+
+
+@pytest.mark.parametrize("mode,zoom,walk", WALKS,
+                         ids=["figure-0", "figure-1", "explore", "lab", "narrow", "figure-zoom", "lab-zoom"])
+async def test_every_resize_lays_out_at_once(mode, zoom, walk):
     app = make_app(**MODES[mode])
-    if zoom:  # one pane takes the body: each breakpoint crossed both ways, in order
-        walk = CLASSES + CLASSES[-2::-1]
-    else:
-        walk = every_pair(NARROW if mode == "narrow" else CLASSES)
-    if mode == "figure" and not zoom:  # the audit's sizes, and across the wide breakpoint at its edge
-        walk += [(80, 24), (139, 40), (160, 48), (139, 40), (59, 30)]
-    walk = halves(walk, half)
     first = walk[0]
     async with app.run_test(size=first) as pilot:
         await settle(pilot)
-        if zoom:
+        if zoom:  # one pane takes the body
             await pilot.press("z")
             await settle(pilot)
         check(app, *first)
-        for size in walk[1:]:  # each breakpoint crossed both ways, no key between
+        for size in walk[1:]:  # no key between
             await pilot.resize_terminal(*size)
             await settle(pilot)
             check(app, *size)
