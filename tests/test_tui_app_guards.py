@@ -10,6 +10,8 @@ from maskattn_tui.tui import make_app
 from maskattn_tui.tui.app import MaskattnApp
 from maskattn_tui.tui.palette import SafeCommandPalette
 
+from helpers import searched, send_key
+
 
 async def test_the_palette_dismissed_twice_keeps_the_screen_under_it():
     """Two Enters in one burst: Textual's palette dismissed itself once per
@@ -37,7 +39,12 @@ async def test_a_palette_command_runs_once_for_several_enters(monkeypatch):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("ctrl+p", *"enlarge", "enter", "enter", "enter")
+        await pilot.press("ctrl+p")
+        for key in "enlarge":
+            send_key(app, key)
+        await searched(pilot)  # the palette's hits listed
+        for key in ("enter", "enter", "enter"):  # one burst: nothing waited for between the Enters
+            send_key(app, key)
         await settle(pilot)
         assert calls == [1] and app.model.zoomed
         assert app.screen is app.main_screen
@@ -78,11 +85,14 @@ async def test_the_same_refused_text_twice_shows_the_kept_value():
         for text in ("abc", "99", "-1"):
             box.focus()
             await settle(pilot)
-            for _ in range(3):
-                await pilot.press(*text, "enter")
+            for n in range(3):
+                # typed as the driver queues it, one wait for the lot: the
+                # refusal is the subject here, not the keys one by one
+                for key in (*text, "enter"):
+                    send_key(app, key)
                 await settle(pilot)
-                assert app.model.session.config.past == 3, text
-                assert box.value == "3", (text, box.value)
+                assert app.model.session.config.past == 3, (text, n)
+                assert box.value == "3", (text, n, box.value)
             await pilot.press("tab")
             await settle(pilot)
             assert box.value == "3", text

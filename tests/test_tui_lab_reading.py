@@ -52,10 +52,11 @@ def tabular(line: str) -> bool:
 CONFIG = ExploreConfig(past=2, new=6, chunk=4)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-async def test_the_lab_pane_wraps_prose_and_keeps_every_word(lang):
-    # One app resized to each width the pane is drawn at (it wraps again at each).
-    app = make_app(lang=lang, explore=CONFIG, experiments=EXPERIMENTS, lens=True)
+async def test_the_lab_pane_wraps_prose_and_keeps_every_word():
+    # One app resized to each width the pane is drawn at (it wraps again at
+    # each), read there in both languages (L: the pane is drawn again in the
+    # other, as at a start in it; a resize costs what a start does).
+    app = make_app(lang="en", explore=CONFIG, experiments=EXPERIMENTS, lens=True)
     async with app.run_test(size=(100, 30)) as pilot:
         for size, zoom in [((100, 30), False), ((160, 48), False), ((80, 24), True)]:
             await pilot.resize_terminal(*size)
@@ -63,32 +64,37 @@ async def test_the_lab_pane_wraps_prose_and_keeps_every_word(lang):
             if zoom:
                 await pilot.press("z")
                 await settle(pilot)
-            assert tuple(app.size) == size and app.model.zoomed == zoom
-            await check_the_lab_pane(app, pilot, lang)
+            for _ in range(2):
+                lang = app.model.lang
+                assert tuple(app.size) == size and app.model.zoomed == zoom, (size, lang)
+                await check_the_lab_pane(app, pilot, lang, case=(size, lang))
+                await pilot.press("L")
+                await settle(pilot)
+                assert app.model.lang != lang
 
 
-async def check_the_lab_pane(app, pilot, lang: str) -> None:
+async def check_the_lab_pane(app, pilot, lang: str, case: object = None) -> None:
     """The pane at the size the app has now: every word kept, wide lines only
-    tables, the end reachable by scrolling."""
+    tables, the end reachable by scrolling. `case`: named in the failures."""
     lab = app.query_one("#lab-pane")
-    assert lab.region.area > 0
-    assert str(lab.border_title).startswith(t("tui.x.panel.lab", lang).split(" · ")[0])
+    assert lab.region.area > 0, case
+    assert str(lab.border_title).startswith(t("tui.x.panel.lab", lang).split(" · ")[0]), case
     room = lab.scrollable_content_region.width
     shown = lines_of(lab)
     wide = [line for line in shown if cell_len(line) > room]
-    assert all(tabular(line) for line in wide), [line for line in wide if not tabular(line)]
+    assert all(tabular(line) for line in wide), (case, [line for line in wide if not tabular(line)])
     whole = alone(lab.renderable(app.model))
     # nothing lost, no word broken in two by the wrapping
-    assert letters(shown) == letters(whole)
+    assert letters(shown) == letters(whole), case
     if lang == "en":
-        assert words(shown) == words(whole)
+        assert words(shown) == words(whole), case
     # the last line and the right end of the widest one can be scrolled to
     lab.scroll_end(animate=False, immediate=True)
     await settle(pilot)
     on_screen = [lab.render_line(y).text.rstrip() for y in range(lab.size.height)]
     last = next(line for line in reversed(shown) if line.strip())
-    assert any(last[-10:].strip() in line for line in on_screen)
-    assert lab.max_scroll_x + room >= max(cell_len(line) for line in shown)
+    assert any(last[-10:].strip() in line for line in on_screen), case
+    assert lab.max_scroll_x + room >= max(cell_len(line) for line in shown), case
 
 
 async def test_at_160x48_the_lab_pane_takes_the_room_the_grid_does_not_use():
@@ -148,39 +154,51 @@ async def test_help_opened_in_explore_mode_lists_explore_keys_first():
         assert isinstance(app.screen, HelpScreen) and app.screen.mode == "explore"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("step", [1, 2, 3])
-async def test_the_explanation_says_which_row_it_is_about(lang, step):
+async def test_the_explanation_says_which_row_it_is_about():
+    """Steps 1-3 in both languages, one app: each step entered by its key
+    (→, or Home for the first) starts on its focus row, as a start at it does."""
     from maskattn_tui.lesson.f12 import load_f12
 
-    spec = load_f12().steps[step - 1]
-    focus = spec.focus_rows[0]
-    app = make_app(step=step, lang=lang)
+    steps = load_f12().steps
+    app = make_app(step=1, lang="en")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        explain = app.query_one("#explain")
-        head = " ".join(lines_of(explain)[:4])
-        assert f"▶ q{spec.query_positions[focus]}" in head and "●" in head
-        await pilot.press("down" if focus < 2 else "up")
-        await settle(pilot)
-        row = app.model.player.row
-        assert row != focus
-        head = " ".join(lines_of(explain)[:4])
-        assert f"▶ q{spec.query_positions[focus]}" in head
-        assert f"● q{spec.query_positions[row]}" in head  # the row the bars show
-        bars = " ".join(lines_of(app.query_one("#bars"))[:3])
-        assert str(spec.query_positions[row]) in bars
+        for lang, keys in (("en", ((), ("right",), ("right",))), ("zh", (("L", "home"), ("right",), ("right",)))):
+            for step, key in enumerate(keys, start=1):
+                await pilot.press(*key)
+                await settle(pilot)
+                case = (lang, step)
+                assert (app.model.player.step, app.model.lang) == (step, lang), case
+                spec = steps[step - 1]
+                focus = spec.focus_rows[0]
+                explain = app.query_one("#explain")
+                head = " ".join(lines_of(explain)[:4])
+                assert f"▶ q{spec.query_positions[focus]}" in head and "●" in head, (case, head)
+                await pilot.press("down" if focus < 2 else "up")
+                await settle(pilot)
+                row = app.model.player.row
+                assert row != focus, case
+                head = " ".join(lines_of(explain)[:4])
+                assert f"▶ q{spec.query_positions[focus]}" in head, (case, head)
+                assert f"● q{spec.query_positions[row]}" in head, (case, head)  # the row the bars show
+                bars = " ".join(lines_of(app.query_one("#bars"))[:3])
+                assert str(spec.query_positions[row]) in bars, (case, bars)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-async def test_t_means_one_thing_on_the_screen(lang):
+async def test_t_means_one_thing_on_the_screen():
     """A draft tree's cells are marked T: the temperature is not called T
-    on the same screen (the condition line spells it out)."""
-    app = make_app(lang=lang, explore=ExploreConfig(past=2, new=3, tree=(-1, 0, 0)))
+    on the same screen (the condition line spells it out). In English, then
+    in Chinese (L), one app."""
+    app = make_app(lang="en", explore=ExploreConfig(past=2, new=3, tree=(-1, 0, 0)))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        condition = str(app.query_one("#condition").render())
-        legend = "\n".join(lines_of(app.query_one("#grid")))
-        assert " T " in legend or "T " in legend  # the tree's glyph
-        assert "T = " not in condition and "T\u00a0=" not in condition
-        assert "= 1" in condition or "=\u00a01" in condition  # the temperature is still there
+        for lang in ("en", "zh"):
+            if lang != app.model.lang:
+                await pilot.press("L")
+                await settle(pilot)
+            assert app.model.lang == lang
+            condition = str(app.query_one("#condition").render())
+            legend = "\n".join(lines_of(app.query_one("#grid")))
+            assert " T " in legend or "T " in legend, lang  # the tree's glyph
+            assert "T = " not in condition and "T\u00a0=" not in condition, (lang, condition)
+            assert "= 1" in condition or "=\u00a01" in condition, (lang, condition)  # the temperature is still there
