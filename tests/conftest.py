@@ -41,6 +41,15 @@ def pytest_collection_finish(session):
     gc.set_threshold(10_000, 20, 20)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    # Hypothesis's plugin imports hypothesis for its summary in the process
+    # that started the workers, which never ran a test: imported here, it
+    # loads while the workers shut down instead of after them (1.5 s).
+    if not hasattr(session.config, "workerinput") and session.config.pluginmanager.has_plugin("hypothesispytest"):
+        import hypothesis  # noqa: F401
+
+
 def pytest_xdist_auto_num_workers(config):
     """-n auto: one worker more than the cores this process may use. The
     app's tests wait on it part of their time, so a third worker keeps two
@@ -52,10 +61,24 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: a long random-key run (deselect locally with -m 'not slow'; CI runs it)")
+    _one_closing_collection(config)
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_package()
     else:
         _rewrite_share(config, int(config.workerinput["workerid"][2:]), int(config.workerinput["workercount"]))
+
+
+def _one_closing_collection(config) -> None:
+    """pytest looks for exceptions raised in finalizers with five full
+    garbage collections as a process closes; over a worker's heap after a
+    whole run each takes about a second, and the run waits for the last
+    worker. One collection finds what a finalizer raises on anything
+    garbage by then."""
+    try:
+        from _pytest.unraisableexception import gc_collect_iterations_key
+    except ImportError:  # another pytest: its own number stands
+        return
+    config.stash[gc_collect_iterations_key] = 1
 
 
 def _rewrite_share(config, index: int, count: int) -> None:
