@@ -103,7 +103,9 @@ def test_a_large_printout_is_parsed_in_bounded_memory(kind):
 
     from maskattn_tui.doctor.text_table import parse_table
 
-    table = np.tril(np.ones((900, 900), dtype=bool))
+    # 600 x 600: 2.2-2.8 MB of text, peaks 7-8x it (900 x 900 gives 6x,
+    # and torch's printer alone takes 5 s to write it)
+    table = np.tril(np.ones((600, 600), dtype=bool))
     if kind == "numpy":
         with np.printoptions(threshold=sys.maxsize):
             text = str(table).encode()
