@@ -354,7 +354,7 @@ async def test_random_explore_keys_and_resizes_never_break(tmp_path, monkeypatch
     async with app.run_test(size=(100, 30)) as pilot:
         # (no session until explore mode is first asked for)
         app.watch(app, "model", lambda m: m.session is not None and sessions.append(m.session), init=False)
-        for _ in range(14):  # 14 bursts of 18 keys, a resize before each
+        for _ in range(10):  # 10 bursts of 18 keys, a resize before each
             await pilot.resize_terminal(rng.randint(40, 200), rng.randint(12, 60))
             for _ in range(18):
                 send_key(app, rng.choice(keys))
