@@ -90,20 +90,22 @@ def _rewrite_share(config, index: int, count: int) -> None:
     reaches it is simply rewritten there, as pytest always does."""
     try:
         from _pytest.assertion import rewrite
-        from _pytest.assertion.rewrite import assertstate_key
-    except ImportError:  # another pytest: its own rewriting is unchanged
+
+        state = config.stash[rewrite.assertstate_key]
+        tail, read, make, write, dirs = (rewrite.PYC_TAIL, rewrite._read_pyc, rewrite._rewrite_test,
+                                         rewrite._write_pyc, rewrite.try_makedirs)
+    except (ImportError, AttributeError, KeyError):  # another pytest, or no rewriting: pytest's own stands
         return
-    if config.getoption("assertmode") != "rewrite" or assertstate_key not in config.stash:
-        return
-    state = config.stash[assertstate_key]
-    modules = sorted(Path(__file__).parent.glob("test_*.py"))
-    for fn in modules[index::count]:
+    for fn in sorted(Path(__file__).parent.glob("test_*.py"))[index::count]:
         cache = rewrite.get_cache_dir(fn)
-        pyc = cache / (fn.name[:-3] + rewrite.PYC_TAIL)
-        if rewrite._read_pyc(fn, pyc) is not None or not rewrite.try_makedirs(cache):
+        pyc = cache / (fn.name[:-3] + tail)
+        if read(fn, pyc) is not None or not dirs(cache):
             continue
-        source_stat, co = rewrite._rewrite_test(fn, config)
-        rewrite._write_pyc(state, co, source_stat, pyc)
+        try:
+            source_stat, co = make(fn, config)
+        except (SyntaxError, OSError):  # reported by collection, as pytest always does
+            continue
+        write(state, co, source_stat, pyc)
 
 
 def _compile_package() -> None:
