@@ -52,25 +52,24 @@ def tabular(line: str) -> bool:
 CONFIG = ExploreConfig(past=2, new=6, chunk=4)
 
 
-async def test_the_lab_pane_wraps_prose_and_keeps_every_word():
-    # One app resized to each width the pane is drawn at (it wraps again at
-    # each), read there in both languages (L: the pane is drawn again in the
-    # other, as at a start in it; a resize costs what a start does).
+@pytest.mark.parametrize("size, zoom", [((100, 30), False), ((160, 48), False), ((80, 24), True)],
+                         ids=["100x30", "160x48", "80x24-zoom"])
+async def test_the_lab_pane_wraps_prose_and_keeps_every_word(size, zoom):
+    # Read in both languages (L: the pane is drawn again in the other, as at
+    # a start in it), at each width the pane is drawn at.
     app = make_app(lang="en", explore=CONFIG, experiments=EXPERIMENTS, lens=True)
-    async with app.run_test(size=(100, 30)) as pilot:
-        for size, zoom in [((100, 30), False), ((160, 48), False), ((80, 24), True)]:
-            await pilot.resize_terminal(*size)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        if zoom:
+            await pilot.press("z")
             await settle(pilot)
-            if zoom:
-                await pilot.press("z")
-                await settle(pilot)
-            for _ in range(2):
-                lang = app.model.lang
-                assert tuple(app.size) == size and app.model.zoomed == zoom, (size, lang)
-                await check_the_lab_pane(app, pilot, lang, case=(size, lang))
-                await pilot.press("L")
-                await settle(pilot)
-                assert app.model.lang != lang
+        for _ in range(2):
+            lang = app.model.lang
+            assert tuple(app.size) == size and app.model.zoomed == zoom, (size, lang)
+            await check_the_lab_pane(app, pilot, lang, case=(size, lang))
+            await pilot.press("L")
+            await settle(pilot)
+            assert app.model.lang != lang
 
 
 async def check_the_lab_pane(app, pilot, lang: str, case: object = None) -> None:
