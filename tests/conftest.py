@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
 import inspect
 import os
@@ -62,6 +63,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: a long random-key run (deselect locally with -m 'not slow'; CI runs it)")
     _one_closing_collection(config)
+    _hypothesis_as_installed(config)
+    # The run is over when atexit runs: what is still alive is frozen, so the
+    # interpreter's closing collections do not walk a worker's heap again
+    # (a worker's exit after a run of 4 files: 2.6 s -> 1.0 s).
+    atexit.register(gc.freeze)
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_package()
     else:
@@ -79,6 +85,20 @@ def _one_closing_collection(config) -> None:
     except ImportError:  # another pytest: its own number stands
         return
     config.stash[gc_collect_iterations_key] = 1
+
+
+def _hypothesis_as_installed(config) -> None:
+    """pytest marks every package that brings a pytest plugin for assertion
+    rewriting; hypothesis is imported after that, by its tests, and being
+    rewritten it is compiled again in each process (1.45 s CPU against
+    0.13 s from its installed bytecode). Its asserts are its own invariants,
+    not this suite's, so it is imported as installed."""
+    try:
+        from _pytest.assertion import rewrite
+
+        config.stash[rewrite.assertstate_key].hook._must_rewrite.discard("hypothesis")
+    except (ImportError, AttributeError, KeyError):  # another pytest, or no rewriting
+        return
 
 
 def _rewrite_share(config, index: int, count: int) -> None:
