@@ -54,7 +54,8 @@ def pytest_sessionfinish(session):
 def pytest_xdist_auto_num_workers(config):
     """-n auto: one worker more than the cores this process may use. The
     app's tests wait on it part of their time, so a third worker keeps two
-    cores busy (here: 264 s with 3 workers, 310 s with 2, 272 s with 4)."""
+    cores busy (here: 194-202 s with 3 workers, 214 s with 2, 196 s with 4;
+    docs/performance.md)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return cores + 1
 
