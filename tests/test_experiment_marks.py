@@ -76,7 +76,12 @@ def test_chunk_history_hides_the_cached_keys_and_only_those():
         table = config.table()
         want = [(r, k) for r, row in enumerate(table.allowed) for k, ok in zip(table.key_positions, row)
                 if ok and k < config.past]
-        assert sorted(res.hidden) == want and res.exposed == (), config
+        history = [(r, k) for r, k in res.hidden if k < config.past]
+        assert history == want, config
+        # beyond the history only a chunk rule's moved origin changes cells
+        # (HF reads the zeros as left padding: test_experiment_rules_words.py)
+        if res.chunk_origin == res.wrong_chunk_origin:
+            assert sorted(res.hidden) == want and res.exposed == (), config
         assert list(res.history_hidden) == [sum(1 for rr, _ in want if rr == r) for r in range(config.new)]
 
 

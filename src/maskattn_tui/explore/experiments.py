@@ -208,6 +208,10 @@ class OffsetBugResult:
     differs: BoolTable  # per cell: do the two tables disagree?
     hidden: Cells  # allowed by the correct table, blocked by the wrong one: history hidden
     exposed: Cells  # blocked by the correct table, allowed by the wrong one
+    #: per exposed cell, the rules that block it in the correct table ("future",
+    #: "window", "chunk", "window+chunk"...): the wrong queries sit earlier, so
+    #: what they expose is mostly earlier keys another rule hides, not the future
+    exposed_by: tuple[str, ...]
     correct_result: AttentionResult
     wrong_result: AttentionResult
     output_change: tuple[float, ...]  # per row: |wrong - correct|
@@ -225,12 +229,14 @@ def offset_bug(config: ExploreConfig) -> OffsetBugResult:
     wrong = row_number_table(correct)
     correct_result = evaluate(config, correct.allowed)
     wrong_result = evaluate(config, wrong.allowed)
+    exposed = _only_in(wrong.allowed, correct.allowed)
     return OffsetBugResult(
         correct=correct,
         wrong=wrong,
         differs=_differs(correct.allowed, wrong.allowed),
         hidden=_only_in(correct.allowed, wrong.allowed),
-        exposed=_only_in(wrong.allowed, correct.allowed),
+        exposed=exposed,
+        exposed_by=tuple(correct.cells[r][c].value for r, c in exposed),
         correct_result=correct_result,
         wrong_result=wrong_result,
         output_change=_deltas(wrong_result, correct_result, _scale(config.inputs()[2])),

@@ -8,7 +8,11 @@ each a pure function of an ExploreConfig (like explore.experiments):
   no block-diagonal mask: the cross-document cells that leak.
 * `chunk_history`     - a chunked prefill whose chunk is masked as if alone
   (the cached keys get 0 in its attention mask): the new chunk loses the
-  prompt's history. (Top-left alignment is the offset bug's mistake.)
+  prompt's history, and with a chunk rule Hugging Face reads those leading
+  zeros as left padding (masking_utils' chunked_overlay subtracts them), so
+  the chunks restart at the first new token: keys of another chunk become
+  readable and keys of the query's own chunk hidden. (Top-left alignment is
+  the offset bug's mistake.)
 
 They never refuse a configuration: without a window (or documents) they
 show the mistake on an assumed one and say so (`assumed`)."""
@@ -119,17 +123,34 @@ def positions_only(config: ExploreConfig) -> PositionsOnlyResult:
 class ChunkHistoryResult(TableMistake):
     past: int = 0  # the cached (already prefilled) keys
     history_hidden: tuple[int, ...] = ()  # per row: cached keys the wrong table hides
+    #: where each table counts its chunks from (None: no chunk rule); they
+    #: differ when the zeros given to the cache move Hugging Face's origin
+    chunk_origin: int | None = None
+    wrong_chunk_origin: int | None = None
+
+
+def _leading(flags) -> int:
+    """How many flags before the first False: Hugging Face's left padding,
+    (attention_mask.cumsum(-1) == 0).sum(-1), read off the 0 entries."""
+    return next((i for i, x in enumerate(flags) if not x), len(flags))
 
 
 def chunk_history(config: ExploreConfig) -> ChunkHistoryResult:
     correct = config.table()
-    # The chunk's mask built for the chunk alone: the cached keys are masked
-    # out like padding, every other rule kept.
+    # The chunk's mask built for the chunk alone: the cached keys get 0 in
+    # the attention mask like padding, every other rule kept; a chunk rule
+    # then counts its chunks from the first 1 (HF's chunked_overlay).
     alone = [pad or k < config.past for k, pad in zip(correct.key_positions, correct.key_is_pad)]
-    wrong = build_table(correct.query_positions, correct.key_positions, alone, correct.causal, correct.pattern)
+    pattern = correct.pattern
+    origin = wrong_origin = None
+    if pattern is not None and pattern.chunk is not None:
+        origin, wrong_origin = pattern.chunk_origin, _leading(alone)
+        pattern = replace(pattern, chunk_origin=wrong_origin)
+    wrong = build_table(correct.query_positions, correct.key_positions, alone, correct.causal, pattern)
     found = _mistake(config, correct, wrong)
-    history = tuple(sum(1 for r, k in found["hidden"] if r == row) for row in range(config.new))
-    return ChunkHistoryResult(**found, past=config.past, history_hidden=history)
+    history = tuple(sum(1 for r, k in found["hidden"] if r == row and k < config.past) for row in range(config.new))
+    return ChunkHistoryResult(**found, past=config.past, history_hidden=history, chunk_origin=origin,
+                              wrong_chunk_origin=wrong_origin)
 
 
 PATTERN_EXPERIMENTS = {

@@ -109,14 +109,31 @@ def _offset_bug(res: OffsetBugResult, lang: str, palette: Palette) -> list[Rende
         lines = [para(palette.t("render.x.differing", lang, count=len(res.differing_cells)), palette, "header"),
                  para(palette.t("render.x.offset.hidden", lang, cells=cells_by_row(
                      table, [(r, idx[k]) for r, k in res.hidden], lang, palette)), palette, "warning")]
-    if res.exposed:
-        lines.append(para(palette.t("render.x.offset.exposed", lang, cells=cells_by_row(
-            table, [(r, idx[k]) for r, k in res.exposed], lang, palette)), palette, "warning"))
+    lines.extend(_exposed(res, idx, lang, palette))
     outputs = outputs_table(table, [
         (palette.t("render.x.offset.correct", lang), res.correct_result.outputs),
         (palette.t("render.x.offset.wrong", lang), res.wrong_result.outputs),
     ], res.output_change, lang, palette)
     return [grids, cell_legend(lang, palette, tables=(res.correct, res.wrong)), *lines, outputs]
+
+
+def _exposed(res: OffsetBugResult, idx: dict[int, int], lang: str, palette: Palette) -> list[RenderableType]:
+    """The cells the wrong table exposes, one line per rule that hides them
+    in the correct one: "future" only for keys after the query's position;
+    the others (earlier keys a window, chunk, document... hides) by name."""
+    groups: dict[str, list[tuple[int, int]]] = {}
+    for (r, k), because in zip(res.exposed, res.exposed_by):
+        rules = "future" if "future" in because.split("+") else because
+        groups.setdefault(rules, []).append((r, idx[k]))
+    lines = []
+    for rules, cells in sorted(groups.items(), key=lambda item: item[0] != "future"):
+        where = cells_by_row(res.correct, cells, lang, palette)
+        if rules == "future":
+            text = palette.t("render.x.offset.exposed", lang, cells=where)
+        else:
+            text = palette.t("render.x.offset.exposed_rule", lang, cells=where, rules=palette.reason_names(rules, lang))
+        lines.append(para(text, palette, "warning"))
+    return lines
 
 
 def _polarity_bug(res: PolarityBugResult, lang: str, palette: Palette) -> list[RenderableType]:

@@ -157,9 +157,12 @@ class Palette:
         key = f"render.{how}_reason.{cell_value}"
         if key in catalog():
             return self.t(key, lang)
-        names = self.t("render.reason_join", lang).join(
+        return self.t(f"render.{how}_reason.many", lang, names=self.reason_names(cell_value, lang))
+
+    def reason_names(self, cell_value: str, lang: str) -> str:
+        """"window+chunk" -> "window+chunk" in `lang`: each rule's name."""
+        return self.t("render.reason_join", lang).join(
             self.t(f"render.reason.{name}", lang) for name in cell_value.split("+"))
-        return self.t(f"render.{how}_reason.many", lang, names=names)
 
     def cell_glyph(self, cell_value: str) -> str:
         """✓ (or +) for an allowed cell, the mask view's own glyphs (hidden,

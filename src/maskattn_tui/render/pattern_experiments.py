@@ -43,15 +43,24 @@ def _facts(res: TableMistake, lang: str, palette: Palette) -> list[RenderableTyp
     elif isinstance(res, ChunkHistoryResult):
         key = "render.x.history.none" if res.past == 0 else "render.x.history.hidden_count"
         out.append(para(palette.t(key, lang, past=res.past, counts=_numbers(res.history_hidden)), palette, "header"))
+        if res.chunk_origin != res.wrong_chunk_origin:
+            out.append(para(palette.t("render.x.history.moved", lang, zeros=res.wrong_chunk_origin,
+                                      wrong=res.wrong_chunk_origin, right=res.chunk_origin), palette, "header"))
     idx = {p: i for i, p in enumerate(res.correct.key_positions)}
 
     def where(cells):
         return cells_by_row(res.correct, [(r, idx[k]) for r, k in cells], lang, palette)
 
+    hidden, own = res.hidden, ()
+    if isinstance(res, ChunkHistoryResult):  # the cache's keys are history; the others moved chunks hid
+        hidden = tuple((r, k) for r, k in res.hidden if k < res.past)
+        own = tuple((r, k) for r, k in res.hidden if k >= res.past)
     if res.exposed:
         out.append(para(palette.t(f"render.x.{kind}.exposed", lang, cells=where(res.exposed)), palette, "warning"))
-    if res.hidden:
-        out.append(para(palette.t(f"render.x.{kind}.hidden", lang, cells=where(res.hidden)), palette, "warning"))
+    if hidden:
+        out.append(para(palette.t(f"render.x.{kind}.hidden", lang, cells=where(hidden)), palette, "warning"))
+    if own:
+        out.append(para(palette.t("render.x.history.hidden_own", lang, cells=where(own)), palette, "warning"))
     if not res.exposed and not res.hidden and not (isinstance(res, ChunkHistoryResult) and res.past == 0):
         out.append(para(palette.tr(nothing_to_show(res, lang)), palette))  # the JSON's nothing_to_show
     return out
