@@ -130,3 +130,14 @@ def test_an_overview_of_a_million_positions_keeps_its_block_map_small(capsys):
     assert doc["blocks"]["block_size"] == [512, 512] and doc["blocks"]["total"] == 2048 * 2048
     assert doc["row"]["count"] == 70000 - 65536 + 1 and doc["row"]["runs"] == [[65536, 70000]]
 
+
+
+def test_json_writes_null_for_a_nan_row_beyond_32_as_below(capsys):
+    # issue 35 item 3: the nan policy's empty row was "cannot write JSON" (exit 2)
+    assert main(["json", "--past", "0", "--new", "40", "--pad", "10", "--empty-row", "nan", "--row", "5"]) == 0
+    row = json.loads(capsys.readouterr().out)["row"]
+    assert row["count"] == 0 and row["output"] is None and row["empty_row_policy"] == "nan"
+    # the small explorer writes the same row as null too (docs/json.md)
+    assert main(["json", "--past", "0", "--new", "30", "--pad", "10", "--empty-row", "nan"]) == 0
+    step = json.loads(capsys.readouterr().out)["steps"][0]
+    assert step["outputs"][5] is None

@@ -4,6 +4,7 @@ overview, FlexAttention's counts and the selected row's numbers."""
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -129,7 +130,9 @@ def document(config: BigConfig, row: int, key: int | None = None) -> dict:
         "row": {"row": n.row, "position": n.position, "query_is_pad": n.query_is_pad, "count": n.count,
                 "runs": [list(r) for r in n.runs],
                 "top": [{"key": k, "weight": w, "score": s, "value": v} for k, w, s, v in n.top],
-                "weight_sum": n.weight_sum, "output": n.output, "empty_row_policy": n.empty_policy,
+                # the nan policy's NaN is null, as in the small explorer's rows (strict JSON has no NaN)
+                "weight_sum": n.weight_sum, "output": None if n.output is not None and math.isnan(n.output)
+                else n.output, "empty_row_policy": n.empty_policy,
                 "refused": n.count == 0 and n.empty_policy is None},
     }
 
