@@ -141,3 +141,14 @@ def test_json_writes_null_for_a_nan_row_beyond_32_as_below(capsys):
     assert main(["json", "--past", "0", "--new", "30", "--pad", "10", "--empty-row", "nan"]) == 0
     step = json.loads(capsys.readouterr().out)["steps"][0]
     assert step["outputs"][5] is None
+
+
+@pytest.mark.parametrize("argv, past", [([], 0), (["--past", "5"], 5), (["--past", "3"], 3)])
+def test_a_long_configuration_reads_past_0_unless_given(capsys, argv, past):
+    # issue 35 item 4: the explorer's default past 3 gave 131,072 x 131,075 silently
+    assert main(["json", "--new", "131072", "--window", "4096", *argv]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["config"]["past"] == past and doc["keys"] == 131072 + past and doc["queries"] == 131072
+    assert main(["print", "--new", "131072", "--window", "4096", *argv]) == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    assert title.startswith(f"{131072 + past} positions (past {past} + new 131072)")

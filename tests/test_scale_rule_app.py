@@ -175,8 +175,9 @@ def test_the_command_line_opens_the_app_on_a_big_configuration(monkeypatch):
     assert main(["--lang", "zh", "--new", "131072", "--window", "4096"]) == 0
     screen, title, lang = seen[0]
     assert isinstance(screen, MaskScreen) and isinstance(screen.doc, RuleDoc)
-    assert lang == "zh" and screen.doc.tables.keys == 3 + 131072
-    assert "131,072 × 131,075" in str(title)
+    # issue 35 item 4: a long configuration is a prefill, past 0 unless given
+    assert lang == "zh" and screen.doc.tables.keys == 131072
+    assert "131,072 × 131,072" in str(title)
 
 
 def test_the_block_statistics_are_counted_once():

@@ -33,6 +33,10 @@ OTHER_FIELDS = ("temperature", "empty_row_policy", "seed")
 BLOCK = 128
 #: Largest weights listed for the selected row.
 TOP = 5
+#: The past of a configuration shown by blocks when --past is not given: a
+#: long prompt is a prefill, so 131,072 new queries read 131,072 keys; the
+#: explorer's own default (3, the figure's step 5) would silently add 3 keys.
+LONG_PAST = 0
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def big_config(given: dict[str, object]) -> BigConfig:
     if unknown:
         raise MaskattnError("scale_explore_field", option=BY_NAME[unknown[0]].flag)
     rule = {name: given[name] for name in RULE_FIELDS if name in given}
-    rule.setdefault("past", BY_NAME["past"].default)
+    rule.setdefault("past", LONG_PAST)
     rule.setdefault("new", BY_NAME["new"].default)
     options = ExpectOptions(**rule)
     other = {}
