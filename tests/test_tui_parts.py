@@ -76,7 +76,7 @@ def test_tui_strings_are_complete_and_used():
     raw = json.loads((folder / "tui.json").read_text("utf-8"))
     explore = json.loads((folder / "tui_explore.json").read_text("utf-8"))
     raw.update(json.loads((folder / "tui_figure.json").read_text("utf-8")))
-    for name in ("tui_reading.json",):  # a file of either kind of key
+    for name in ("tui_reading.json", "tui_walkthrough_keys.json"):  # a file of either kind of key
         for key, texts in json.loads((folder / name).read_text("utf-8")).items():
             (explore if key.startswith("tui.x.") else raw)[key] = texts
     for key, texts in raw.items():

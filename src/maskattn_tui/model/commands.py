@@ -74,6 +74,8 @@ COMMANDS: tuple[Command, ...] = (
     _c("chunk_history", "7", "7", "toggle_experiment('chunk-history')", ONLY_EXPLORE,
        "tui.x.key.chunk_history", "experiments", 3, "tui.x.short.experiments"),
     _c("lens", "a", "a", "toggle_lens", ONLY_EXPLORE, "tui.x.key.lens", "lens", 5, "tui.x.short.lens"),
+    # the walkthrough answers the explore keys with a notice instead of nothing (help only)
+    _c("explore_only", "1,2,3,4,5,6,7,a", "1–7, a", "explore_only", ONLY_FIGURE, "tui.key.explore_only"),
     _c("save", "s", "s", "save_scenario", ONLY_EXPLORE, "tui.x.key.save", "save", 7, "tui.x.short.save",
        "tui.x.cmd.save"),
     _c("open", "o", "o", "open_scenario", ALL, "tui.x.key.open", "open", 12, "tui.x.short.open", "tui.x.cmd.open"),

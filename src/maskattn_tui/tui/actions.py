@@ -124,6 +124,11 @@ class ExploreActions:
     def action_toggle_lens(self) -> None:
         self.apply_explore(lambda s: s.toggle_lens())
 
+    def action_explore_only(self) -> None:
+        """1-7 and a in the walkthrough: say where they work instead of nothing."""
+        lang = self.model.lang
+        self.notify(t("tui.notice.explore_only", lang), title=t("tui.notice.title", lang), markup=False, timeout=4)
+
     def action_leave_controls(self) -> None:
         self.set_focus(None)
 

@@ -1,0 +1,41 @@
+"""Issue 35 item 6: in the walkthrough the explore keys (1-7 experiments,
+a the API lens) say where they work, instead of doing nothing silently;
+in explore mode they still toggle, with no notice."""
+
+from __future__ import annotations
+
+import pytest
+
+from maskattn_tui.i18n import t
+from maskattn_tui.tui import make_app
+
+
+def _notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("key", ["a", "1", "4", "7"])
+async def test_the_walkthrough_answers_the_explore_keys(lang, key):
+    app = make_app(lang=lang)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        before = app.model
+        await pilot.press(key)
+        await pilot.pause()
+        assert _notices(app) == [t("tui.notice.explore_only", lang)]
+        assert app.model == before and app.model.mode == "figure"  # nothing else changed
+
+
+async def test_in_explore_mode_the_keys_toggle_without_a_notice():
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        app.clear_notifications()
+        await pilot.press("2", "a")
+        await pilot.pause()
+        session = app.model.session
+        assert "offset-bug" in session.experiments and session.lens
+        assert t("tui.notice.explore_only", "en") not in _notices(app)
