@@ -205,13 +205,15 @@ def test_a_local_causal_mask_mod_over_a_cache_is_told_to_add_the_offset(mods, ca
     assert "q_idx +" not in capsys.readouterr().out
 
 
-def test_the_scan_tells_its_progress_once_a_band(mods, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 3])
+def test_the_scan_tells_its_progress_once_a_tile(mods, monkeypatch, workers):
     monkeypatch.setattr(tiles, "TILE_CELLS", 1 << 12)
     ev = evaluator(load(f"{mods}:causal"), "causal", 300, 300)
     told = []
-    tiles.scan(ev.tile, 300, 300, 16, 16, lambda done, total: told.append((done, total)))
-    rows = tiles.tile_shape(16, 16, 300)[0]
-    assert told == [(q0, 300) for q0 in range(0, 300, rows)]
+    tiles.scan(ev.tile, 300, 300, 16, 16, lambda done, total: told.append((done, total)), workers=workers)
+    rows, keys = tiles.tile_shape(16, 16, 300)
+    total = -(-300 // rows) * -(-300 // keys)
+    assert total > 4 and told == [(done, total) for done in range(1, total + 1)]
 
 
 def test_a_mask_mod_that_depends_on_the_head_says_so(mods, capsys):

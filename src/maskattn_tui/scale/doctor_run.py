@@ -16,14 +16,18 @@ from maskattn_tui.i18n import t
 from maskattn_tui.scale import report
 from maskattn_tui.scale.blocks import from_runs
 from maskattn_tui.scale.intervals import rule_runs
-from maskattn_tui.scale.mask_mod import depends_on, evaluator, load, one_thread, split_spec
+from maskattn_tui.scale.mask_mod import check_index, depends_on, evaluator, load, one_thread, split_spec, users_code
 from maskattn_tui.scale.reading import ModReading, diagnose_mod, expect_mod
-from maskattn_tui.scale.tiles import TILE_CELLS, scan
+from maskattn_tui.scale.tiles import TILE_CELLS, cores, scan
 
 #: The longest side accepted (as explore.fields.MASK_MAX).
 MAX_LEN = 1 << 20
 #: Blocks at most (Q x K at the block size): the map and its int64 sums are O(blocks).
 MAX_BLOCKS = 1 << 24
+#: Seconds between two progress lines (a person reads it; a pipe never gets it).
+PROGRESS_EVERY = 0.5
+#: The largest block side: a tile holds at least one block (4096² cells, 16 MiB).
+MAX_BLOCK = 4096
 
 
 def _write(text: str) -> None:
@@ -38,6 +42,9 @@ def _lengths(args) -> tuple[int, int, int, int]:
         if not 1 <= value <= MAX_LEN:
             raise MaskattnError("scale_length", option=option, value=value, hi=MAX_LEN)
     block = getattr(args, "block", None) or 128
+    for option, value in (("--block", block), ("--built-block", getattr(args, "built_block", None))):
+        if value is not None and not 1 <= value <= MAX_BLOCK:
+            raise MaskattnError("scale_length", option=option, value=value, hi=MAX_BLOCK)
     blocks = -(-q_len // block) * -(-kv_len // block)
     if blocks > MAX_BLOCKS:  # the block map and its sums are O(blocks)
         raise MaskattnError("scale_blocks", block=block, blocks=blocks, most=MAX_BLOCKS)
@@ -60,18 +67,27 @@ def _reuse(args, ev, fresh, used: tuple[int, int, int]):
     return reuse(ev.tile, fresh, (q0, k0, built_block or used[2]))
 
 
-def _progress(lang: str):
-    """On a terminal, a long scan says how far it is (stderr, one line
-    rewritten at most twice a second, cleared at the end); None otherwise."""
-    if not (sys.stderr is not None and sys.stderr.isatty()):
-        return None
+def _on_terminal(args) -> bool:
+    """Progress is for a person watching: stderr a terminal, and not --json."""
+    try:
+        return not args.json and sys.stderr is not None and sys.stderr.isatty()
+    except (ValueError, OSError):  # a closed stderr
+        return False
+
+
+def _progress(lang: str, started: float, workers: int):
+    """A long scan says how far it is: the tiles done of all, the time
+    taken, the threads (stderr, one line rewritten at most twice a second,
+    cleared at the end)."""
     last = [time.perf_counter()]
 
     def tell(done: int, total: int) -> None:
         now = time.perf_counter()
-        if now - last[0] >= 0.5:
+        if now - last[0] >= PROGRESS_EVERY:
             last[0] = now
-            sys.stderr.write("\r" + t("scale.progress", lang, done=done, total=total, percent=100 * done // total))
+            sys.stderr.write("\r\x1b[K" + t("scale_user.progress", lang, done=f"{done:,}", total=f"{total:,}",
+                                             percent=100 * done // total, seconds=f"{now - started:.0f}",
+                                             workers=workers))
             sys.stderr.flush()
     return tell
 
@@ -82,14 +98,34 @@ def run(args, lang: str) -> int:
     q_len, kv_len, qb, kb = _lengths(args)
     options = _expect_options((q_len, kv_len), args) if args.expect else None
     spec = args.file
-    b, h = args.batch or 0, args.head or 0
+    if options is not None and (options.new, options.keys) != (q_len, kv_len):  # before minutes of tiles
+        raise MaskattnError("doctor_expect_shape", file=spec, rows=q_len, keys=kv_len, new=options.new,
+                            past=options.past, want=options.keys)
+    b, h = check_index("--batch", args.batch), check_index("--head", args.head)
     started = time.perf_counter()
+    watched = _on_terminal(args)
+    try:
+        with users_code():  # what their module prints goes to stderr: stdout is the report
+            found = _evaluate(args, spec, q_len, kv_len, qb, kb, b, h, options,
+                              _progress(lang, started, cores()) if watched else None)
+    finally:
+        if watched:
+            sys.stderr.write("\r\x1b[K")  # the progress line, if any
+            sys.stderr.flush()
+    ev, depends, result, diag, expect, reused = found
+    seconds = time.perf_counter() - started
+    return _report(args, lang, spec, q_len, kv_len, b, h, ev, depends, result, diag, expect, reused, seconds)
+
+
+def _evaluate(args, spec: str, q_len: int, kv_len: int, qb: int, kb: int, b: int, h: int, options, progress):
+    """The user's module imported and their mask_mod read: engine, per-index
+    dependence, the scan, the reading, --expect's cells, a reuse."""
     fn = load(spec)
     name = split_spec(spec)[1]
     ev = evaluator(fn, name, q_len, kv_len, b, h)
     depends = depends_on(fn, name, q_len, kv_len, b, h)
     with one_thread(ev.engine):
-        result = scan(ev.tile, q_len, kv_len, qb, kb, _progress(lang))
+        result = scan(ev.tile, q_len, kv_len, qb, kb, progress, workers=cores())
         reading = ModReading(ev, q_len, kv_len)
         diag = diagnose_mod(reading, result.stats)
         expect = None
@@ -101,9 +137,11 @@ def run(args, lang: str) -> int:
             missing = [list(c) for c, s in zip(comp.cells, shown) if not s]
             expect = (options, comp, extra, missing, from_runs(rule_runs(rule), qb, kb))
         reused = _reuse(args, ev, result, (q_len, kv_len, qb))
-    seconds = time.perf_counter() - started
-    if sys.stderr is not None and sys.stderr.isatty():
-        sys.stderr.write("\r\x1b[K")  # the progress line, if any
+    return ev, depends, result, diag, expect, reused
+
+
+def _report(args, lang: str, spec: str, q_len: int, kv_len: int, b: int, h: int, ev, depends, result, diag,
+            expect, reused, seconds: float) -> int:
     cells = q_len * kv_len
     if args.json:
         from maskattn_tui.doctor.report import dumps

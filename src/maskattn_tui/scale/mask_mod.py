@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 import warnings
 from contextlib import contextmanager
@@ -30,10 +31,16 @@ from maskattn_tui.errors import MaskattnError
 PROBE = 64
 
 
+#: The largest batch or head index a mask_mod is called with (FlexAttention's
+#: B and H are sizes: int32 is room enough, and b + 1 stays an int64).
+MAX_INDEX = (1 << 31) - 1
+
+
 def split_spec(spec: str) -> tuple[str, str] | None:
-    """("FILE.py", "NAME") for a FILE.py:NAME spec, else None."""
+    """("FILE.py", "NAME") for a FILE.py:NAME spec, else None; NAME may be
+    an attribute path (`masks.py:Masks.causal`)."""
     path, sep, name = spec.rpartition(":")
-    if not sep or not path.endswith(".py") or not name.isidentifier():
+    if not sep or not path.endswith(".py") or not all(part.isidentifier() for part in name.split(".")):
         return None
     return path, name
 
@@ -62,9 +69,12 @@ def load(spec: str) -> Callable:
         if isinstance(e, KeyboardInterrupt):
             raise
         raise MaskattnError("scale_import", file=path, error=_one_line(e)) from None
-    fn = getattr(module, name, None)
-    if fn is None:
-        raise MaskattnError("scale_no_name", file=path, name=name)
+    fn = module
+    for part in name.split("."):  # an attribute path: each step looked up as Python would
+        try:
+            fn = getattr(fn, part)
+        except Exception:  # noqa: BLE001 - a property of theirs may raise anything: not there
+            raise MaskattnError("scale_no_name", file=path, name=name) from None
     if not callable(fn):
         raise MaskattnError("scale_not_callable", file=path, name=name)
     return fn
@@ -73,6 +83,46 @@ def load(spec: str) -> Callable:
 def _one_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def check_index(option: str, value: int | None) -> int:
+    """--batch / --head for a mask_mod: the b or h it is called with."""
+    value = value or 0
+    if not 0 <= value <= MAX_INDEX:
+        raise MaskattnError("scale_index", option=option, value=value, hi=MAX_INDEX)
+    return value
+
+
+@contextmanager
+def users_code():
+    """While the user's module runs: what it prints goes to stderr, so that
+    stdout holds the report (and --json stays one JSON document)."""
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(sys.stderr if sys.stderr is not None else None):
+        yield
+
+
+class _NotBool(TypeError):
+    """What a torch evaluation returned, when it is not a bool tensor."""
+
+
+def _failure(e: BaseException, name: str, q0: int, k0: int) -> MaskattnError:
+    """The user's function failed on a tile: one line naming it. torch's
+    vmap says it in words meant for vmap's callers ("set out_dims=", "file
+    an issue"); a mask_mod's author gets what their function did."""
+    where = {"name": name, "q0": q0, "k0": k0}
+    if isinstance(e, SystemExit):
+        return MaskattnError("scale_exit", code=repr(e.code), **where)
+    text = str(e)
+    if isinstance(e, _NotBool):
+        return MaskattnError("scale_returns", got=str(e), **where)
+    returned = re.search(r"must only return Tensors, got type <class '([^']+)'>", text)
+    if returned:
+        return MaskattnError("scale_returns", got=returned[1], **where)
+    if "data-dependent control flow" in text:
+        return MaskattnError("scale_control_flow", **where)
+    return MaskattnError("scale_call", error=_one_line(e), **where)
 
 
 @dataclass
@@ -89,10 +139,10 @@ class Evaluator:
     def tile(self, q0: int, q1: int, k0: int, k1: int) -> np.ndarray:
         try:
             return self._run(self.engine, q0, q1, k0, k1)
-        except MaskattnError:
+        except (MaskattnError, KeyboardInterrupt):
             raise
-        except Exception as e:  # noqa: BLE001 - the user's function, told in one line
-            raise MaskattnError("scale_call", name=self.name, q0=q0, k0=k0, error=_one_line(e)) from None
+        except BaseException as e:  # noqa: BLE001 - the user's function (sys.exit too), told in one line
+            raise _failure(e, self.name, q0, k0) from None
 
     def _run(self, engine: str, q0: int, q1: int, k0: int, k1: int) -> np.ndarray:
         shape = (q1 - q0, k1 - k0)
@@ -103,7 +153,7 @@ class Evaluator:
                 raise TypeError(f"not a numpy result: {type(out).__name__}")
             out = np.asarray(out)
             if out.dtype != np.bool_:
-                raise TypeError(f"result dtype {out.dtype}")
+                raise TypeError(f"result dtype {out.dtype}")  # a trial only: torch's engines decide
             return np.broadcast_to(out, shape)
         import torch
 
@@ -118,8 +168,13 @@ class Evaluator:
                 out = mod(torch.tensor([self.b]), torch.tensor([self.h]), torch.arange(q0, q1),
                           torch.arange(k0, k1))[0, 0]
         if not isinstance(out, torch.Tensor) or out.dtype != torch.bool:
-            raise TypeError("the mask_mod must return a bool tensor")
+            raise _NotBool(_kind(out))
         return np.broadcast_to(out.numpy(), shape)
+
+
+def _kind(out) -> str:
+    dtype = getattr(out, "dtype", None)
+    return f"{type(out).__name__} of {dtype}" if dtype is not None else type(out).__name__
 
 
 @contextmanager
@@ -203,7 +258,9 @@ def evaluator(fn: Callable, name: str, q_len: int, kv_len: int, b: int = 0, h: i
                 if all(np.array_equal(Evaluator(fn, name, b, h, engine)._run(engine, *p), t)
                        for p, t in zip(probes, truth)):
                     return Evaluator(fn, name, b, h, engine)
-        except Exception:  # noqa: BLE001 - this shortcut does not apply: try the next
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - this shortcut does not apply (sys.exit on numpy too): try the next
             continue
     return ev
 

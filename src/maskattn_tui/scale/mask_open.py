@@ -16,8 +16,8 @@ import tempfile
 import numpy as np
 
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.scale.mask_mod import evaluator, load, one_thread, split_spec
-from maskattn_tui.scale.tiles import TILE_CELLS
+from maskattn_tui.scale.mask_mod import check_index, evaluator, load, one_thread, split_spec, users_code
+from maskattn_tui.scale.tiles import TILE_CELLS, cores, each_band
 
 MAX_CELLS = 16384 * 16384
 
@@ -26,14 +26,17 @@ def mask_mod_table(spec: str, q_len: int, kv_len: int, b: int = 0, h: int = 0) -
     """The mask_mod's table (True = may read) in a memory map."""
     if q_len * kv_len > MAX_CELLS:
         raise MaskattnError("scale_mask_too_big", spec=spec, q_len=q_len, kv_len=kv_len, most=MAX_CELLS)
-    fn = load(spec)
-    ev = evaluator(fn, split_spec(spec)[1], q_len, kv_len, b, h)
-    table = np.memmap(tempfile.TemporaryFile(), dtype=bool, mode="w+", shape=(q_len, kv_len))
-    rows = max(1, TILE_CELLS // kv_len)
-    with one_thread(ev.engine):
-        for r0 in range(0, q_len, rows):
-            r1 = min(q_len, r0 + rows)
+    with users_code():  # what their module prints goes to stderr (print --mask's report is stdout)
+        fn = load(spec)
+        ev = evaluator(fn, split_spec(spec)[1], q_len, kv_len, b, h)
+        table = np.memmap(tempfile.TemporaryFile(), dtype=bool, mode="w+", shape=(q_len, kv_len))
+
+        def band(r0: int, r1: int):
             table[r0:r1] = ev.tile(r0, r1, 0, kv_len)
+            yield
+
+        with one_thread(ev.engine):
+            each_band(q_len, max(1, TILE_CELLS // kv_len), band, cores())
     return table
 
 
@@ -49,7 +52,7 @@ def open_mask_mod(spec: str, q_len: int | None, kv_len: int | None, batch: int |
         raise MaskattnError("scale_needs_lengths", option="--q-len" if q_len is None else "--kv-len")
     if scores is not None:
         raise MaskattnError("scale_mask_scores")
-    table = mask_mod_table(spec, q_len, kv_len, batch or 0, head or 0)
+    table = mask_mod_table(spec, q_len, kv_len, check_index("--batch", batch), check_index("--head", head))
     info = MaskInfo(spec, "mask_mod", (q_len, kv_len), "bool", None, None, None)
     tables = MaskTables(table, diagnose(table, source=info))
     tables.base  # the one pass of block counts, now rather than at the first drawing
