@@ -39,3 +39,25 @@ async def test_in_explore_mode_the_keys_toggle_without_a_notice():
         session = app.model.session
         assert "offset-bug" in session.experiments and session.lens
         assert t("tui.notice.explore_only", "en") not in _notices(app)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_footer_says_pause_while_playing(lang):
+    # issue 35 item 7: it said "space play" while the player ran
+    app = make_app(lang=lang, dwell=30.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        footer = app.query_one("#keys")
+
+        def text() -> str:
+            return str(footer.render())
+
+        play, pause = t("tui.short.play", lang), t("tui.short.pause", lang)
+        assert f"space {play}" in text() and f"space {pause}" not in text()
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.model.player.playing
+        assert f"space {pause}" in text() and f"space {play}" not in text()
+        await pilot.press("space")
+        await pilot.pause()
+        assert not app.model.player.playing and f"space {play}" in text()

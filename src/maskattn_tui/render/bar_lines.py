@@ -22,6 +22,8 @@ NUMBER_W = 6
 GLYPH_W = 2
 #: The shortest bar worth writing the reasons beside (else the cell's letter says it).
 BAR_WITH_REASONS = 8
+#: The output line's forms, longest first: the first that fits is shown.
+OUTPUT_FORMS = ("render.output", "render.output_tight", "render.output_formula")
 
 
 def _key_width(views: Sequence[StepView]) -> int:
@@ -111,7 +113,11 @@ def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, pa
         text(p.t("render.empty_row", lang, policy=policy, result=p.t(f"render.empty.{policy}", lang)), "warning")
     output = result.outputs[row]
     if output is not None:
-        text(p.t("render.output", lang, value=", ".join(fmt(x) for x in output)), "number")
+        value = ", ".join(fmt(x) for x in output)
+        # One line where it fits (a wrap cut "output = Σ" from "p·v = 10.0000"
+        # in the 21 columns of the weights at 80x24): shorter forms first.
+        said = [p.t(key, lang, value=value) for key in OUTPUT_FORMS]
+        text(next((x for x in said if cell_len(x) <= width), said[0]), "number")
     if view.offset_bug is not None:
         wrong = view.offset_bug.result.outputs[row]
         if wrong is not None and output is not None:

@@ -26,6 +26,14 @@ def entry_keys(entry: FooterEntry, ascii: bool) -> str:
 
 #: The palette's entry is kept after every command's.
 PALETTE_PRIORITY = 99
+#: The play slot's label while the player runs: space would pause it.
+PAUSE = "tui.short.pause"
+
+
+def _playing(model) -> bool:
+    """Is the walkthrough playing? (Mask mode's footer model has no player.)"""
+    player = getattr(model, "player", None)
+    return bool(player is not None and player.playing)
 
 
 class KeyBar(ModelView):
@@ -40,13 +48,14 @@ class KeyBar(ModelView):
     """
 
     def shown(self, model: AppModel) -> object:
-        return (model.mode, model.lang)
+        return (model.mode, model.lang, _playing(model))
 
     def entries(self, model: AppModel) -> list[tuple[FooterEntry, str, str]]:
         ascii_ = self.glyphs.box == "ASCII"
         # The palette (Textual's ctrl+p, not a command of ours) last of all.
         palette = FooterEntry("palette", ("^p",), "tui.short.palette", PALETTE_PRIORITY)
-        return [(e, entry_keys(e, ascii_), self.tr(t(e.short, model.lang)))
+        playing = _playing(model)
+        return [(e, entry_keys(e, ascii_), self.tr(t(PAUSE if playing and e.slot == "play" else e.short, model.lang)))
                 for e in (*footer_entries(model.mode), palette)]
 
     def render(self) -> RenderableType:
