@@ -61,3 +61,24 @@ async def test_the_footer_says_pause_while_playing(lang):
         await pilot.press("space")
         await pilot.pause()
         assert not app.model.player.playing and f"space {play}" in text()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_output_line_is_one_line(lang, size):
+    # issue 35 item 7: at 80x24 the weights cut "output = Σ" from "p·v = 10.0000"
+    from helpers import text_of
+    from test_tui_compact_height import f4, step4_numbers, step5_bars_numbers
+
+    # the chapter's outputs (F12.md), step 4's masked mix, step 5's q3
+    outputs = [f4(10.0), f4(16.697615493266568), f4(22.55234765226831), step4_numbers()[-1],
+               step5_bars_numbers()[-2]]
+    app = make_app(lang=lang)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for step, value in enumerate(outputs, 1):
+            lines = text_of(app.query_one("#bars")).splitlines()
+            said = [x for x in lines if "p·v" in x]
+            assert len(said) == 1 and f"p·v = {value}" in said[0], (step, lines)
+            await pilot.press("right")
+            await pilot.pause()
