@@ -79,6 +79,6 @@ async def test_the_output_line_is_one_line(lang, size):
         for step, value in enumerate(outputs, 1):
             lines = text_of(app.query_one("#bars")).splitlines()
             said = [x for x in lines if "p·v" in x]
-            assert len(said) == 1 and f"p·v = {value}" in said[0], (step, lines)
+            assert len(said) == 1 and f"Σ p·v = {value}" in said[0], (step, lines)
             await pilot.press("right")
             await pilot.pause()
