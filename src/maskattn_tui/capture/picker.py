@@ -55,6 +55,25 @@ class CallPicker:
             return None
         return self._moved(next(i for i, e in enumerate(self.entries) if e[3] == self.distinct[at]))
 
+    def slice_step(self, dim: int, delta: int) -> "CallPicker | None":
+        """b / B (dim 0), h / H (dim 1): the same call's next / previous batch
+        row or head, wrapping; None when the call has only one."""
+        call, b, h, _ = self.entry
+        same = [i for i, e in enumerate(self.entries)
+                if e[0] is call and (e[2] == h if dim == 0 else e[1] == b)]
+        return self._moved(same[(same.index(self.index) + delta) % len(same)]) if len(same) > 1 else None
+
+    def at_slice(self, batch: int | None, head: int | None) -> "CallPicker":
+        """--batch / --head: the first call that has that slice; refused
+        naming the batch rows and heads the calls have when none does."""
+        for i, (_, b, h, _) in enumerate(self.entries):
+            if batch in (None, b) and head in (None, h):
+                return CallPicker(self.folder, self.document, i, self.found)
+        option, value = ("--batch", batch) if batch is not None and all(e[1] != batch for e in self.entries) \
+            else ("--head", head)
+        raise MaskattnError("capture_no_slice", folder=self.folder, option=option, value=value,
+                            batch=max(e[1] for e in self.entries), head=max(e[2] for e in self.entries))
+
     def open(self):
         from maskattn_tui.doctor.mask_open import open_mask
 
@@ -86,7 +105,8 @@ class CallPicker:
             return
         doc.scores, doc.real = scores, True
 
-    def label(self, lang: str) -> str:
+    def label(self, lang: str, keys: bool = True) -> str:
+        """The call and slice shown (with `keys`, the keys that step: the app's title)."""
         from maskattn_tui.capture.summary import steps_text
 
         call, b, h, digest = self.entry
@@ -94,7 +114,8 @@ class CallPicker:
         return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
                  calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
                  steps=steps_text([call], lang), q=call["q_len"], k=call["k_len"], b=b, h=h,
-                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang) + t("capture.picker.keys", lang)
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang) \
+            + (t("capture.picker.keys", lang) if keys else "")
 
     def _findings(self, lang: str) -> str:
         codes = [f"{t('doctor.level.' + f['level'], lang)}: {f['code']}" for f in self.found
@@ -102,6 +123,8 @@ class CallPicker:
         return t("capture.picker.findings", lang, codes=", ".join(codes)) if codes else ""
 
 
-def open_capture(folder: str):
-    """Mask mode's document for a capture folder: its first call's first slice."""
-    return CallPicker(folder, manifest.load(folder)).open()
+def open_capture(folder: str, batch: int | None = None, head: int | None = None):
+    """Mask mode's document for a capture folder: its first call's first
+    slice, or the first call's with --batch / --head."""
+    picker = CallPicker(folder, manifest.load(folder))
+    return (picker if batch is None and head is None else picker.at_slice(batch, head)).open()

@@ -118,7 +118,7 @@ def cmd_print(args, lang: str) -> int:
 
     from maskattn_tui.cli.output import PrintFile, can_encode
 
-    if _by_blocks(args):
+    if args.mask is None and _by_blocks(args):  # with --mask, --row / --key select in the mask
         from maskattn_tui.cli.big_config import show_big
 
         return show_big(args, lang, as_json=False)
@@ -137,7 +137,8 @@ def cmd_print(args, lang: str) -> int:
     if shown is None:  # --mask: mask mode's screen as text
         from maskattn_tui.cli.mask_print import print_mask
 
-        print_mask(console, mask, lang, palette, args.mask_block, labels_from_args(args, mask.tables.keys))
+        print_mask(console, mask, lang, palette, args.mask_block, labels_from_args(args, mask.tables.keys),
+                   getattr(args, "scale_row", None), getattr(args, "scale_key", None))
         out.flush()
         return 0
     tokens = labels_from_args(args, max(len(v.table.key_positions) for v in shown.views))

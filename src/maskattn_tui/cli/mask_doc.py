@@ -23,7 +23,7 @@ def mask_doc(args, lang: str):
     if os.path.isdir(args.mask):  # a capture folder: its calls, one table at a time
         from maskattn_tui.capture.picker import open_capture
 
-        return open_capture(args.mask)
+        return open_capture(args.mask, args.mask_batch, args.mask_head)
     from maskattn_tui.scale.mask_mod import is_spec
 
     if is_spec(args.mask):  # FILE.py:NAME, a mask_mod: the user's code, run on their request

@@ -1,15 +1,20 @@
 """`maskattn-tui print --mask FILE`: mask mode's screen as text, for a CI
 log. The same blocks the mask screen draws (render.mask_figure): the
 user's table beside the rule's (cells, or blocks where the mask is larger
-than the page), the first row's bars, the explanation (findings, what was
-read, the legend), laid out for the page's width as the screen would be."""
+than the page), the selected row's bars, the explanation (findings, what
+was read, the legend), laid out for the page's width as the screen would be.
+
+`--row R [--key K]` select in the named mask, as `--row` does in the app:
+the cells around (R, K) (K: R's own position by default), R's bars. A log
+has no keys to press, so nothing printed tells one to press a key."""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.segment import Segment
 
-from maskattn_tui.model.mask_model import new_state
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.render.blocks import AtWidth, TextBlock
 from maskattn_tui.render.grid_lines import TableBlock
 from maskattn_tui.render.mask_figure import explanation, row_bars, table_sources, twin_tables
@@ -23,19 +28,46 @@ PAGE_ROWS = 64
 BAR_KEYS = 16
 
 
+def selected(state: MaskState, row: int | None, key: int | None, offset: int) -> MaskState:
+    """The state with (row, key) selected, checked against the mask's own
+    range: the cell itself when the page shows cells, else the cells of the
+    largest block around it that fits the page (as the app's --row drills
+    into its block)."""
+    if row is None and key is None:
+        return state
+    if row is not None and not 0 <= row < state.rows:
+        raise MaskattnError("scale_row", value=row, hi=state.rows - 1)
+    if key is not None and not 0 <= key < state.keys:
+        raise MaskattnError("scale_key", value=key, hi=state.keys - 1)
+    row = 0 if row is None else row
+    key = min(row + offset, state.keys - 1) if key is None else key
+    if state.cells:
+        return state.goto(row, key)
+    fits = max((s for s in state.sizes if s <= min(PAGE_ROWS, state.fit[1])), default=state.sizes[0])
+    zoomed = new_state(state.rows, state.keys, *state.fit, fits, state.least).goto(row, key)
+    return zoomed.drill().goto(row, key)
+
+
+def _title(doc, lang: str) -> str:
+    """The mask's name as the screen's title bar gives it, without the keys."""
+    picker = getattr(doc, "capture", None)
+    return picker.label(lang, keys=False) if picker is not None else doc.path
+
+
 def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | None = None,
-               tokens: tuple[str, ...] | None = None) -> None:
+               tokens: tuple[str, ...] | None = None, row: int | None = None, key: int | None = None) -> None:
     width = console.width
     tables = doc.tables
     from maskattn_tui.doctor.mask_source import CellSource
 
     frozen = TableBlock(CellSource(tables, "user"), palette, lang, 0, 1).frozen
     fit_cols = max(1, ((width - GAP) // 2 - frozen) // COMPACT)
-    state = new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block)
+    state = selected(new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block), row, key, tables.offset)
     twin = twin_tables(doc, state, lang, table_sources(doc, state, tokens), palette, width)
-    console.print(rule([Segment(palette.tr(doc.path), palette.style("title"))], palette))
-    console.print(TextBlock([twin.window(y, 0, width) for y in range(twin.height)]), crop=False)
+    x = twin.reveal_x(0, width, state.col)  # the selected key on the page
+    console.print(rule([Segment(palette.tr(_title(doc, lang)), palette.style("title"))], palette))
+    console.print(TextBlock([twin.window(y, x, width) for y in range(twin.height)]), crop=False)
     console.print(BLANK)
     console.print(AtWidth(lambda w: row_bars(doc, state, lang, palette, w, min(BAR_KEYS, tables.keys))), crop=False)
     console.print(BLANK)
-    console.print(AtWidth(lambda w: explanation(doc, state, lang, palette, w)), crop=False)
+    console.print(AtWidth(lambda w: explanation(doc, state, lang, palette, w, printed=True)), crop=False)

@@ -73,7 +73,7 @@ def _cell_here(tables: MaskTables, state: MaskState, lang: str) -> list[Paragrap
     return out
 
 
-def _block_here(tables: MaskTables, state: MaskState, lang: str) -> list[Paragraph]:
+def _block_here(tables: MaskTables, state: MaskState, lang: str, printed: bool = False) -> list[Paragraph]:
     r0, r1, c0, c1 = state.span
     counts = tables.blocks(state.size)
     i, j = state.row, state.col
@@ -85,8 +85,9 @@ def _block_here(tables: MaskTables, state: MaskState, lang: str) -> list[Paragra
         out.append((None, t(f"doctor_tui.block.{which}", lang, count=f"{count:,}",
                             kind=t(f"doctor_tui.kind.{kind}", lang))))
     differ = int(counts.differ[i, j])
-    out.append(("diff", t("doctor_tui.block.differ", lang, count=f"{differ:,}")) if differ
-               else (None, t("doctor_tui.block.same", lang)))
+    words = "mask_print.block" if printed else "doctor_tui.block"  # a log has no Enter: the option that shows them
+    out.append(("diff", t(f"{words}.differ", lang, count=f"{differ:,}", q0=r0, k0=c0)) if differ
+               else (None, t(f"{words}.same", lang, q0=r0, k0=c0)))
     return out
 
 
@@ -100,13 +101,14 @@ def legend(state: MaskState, lang: str, offset: int, glyph: Callable[[str], str]
     return [(None, text), (None, t("doctor_tui.legend.rows", lang, offset=offset))]
 
 
-def sections(tables: MaskTables, info, state: MaskState, lang: str, glyph: Callable[[str], str]) -> list[Section]:
+def sections(tables: MaskTables, info, state: MaskState, lang: str, glyph: Callable[[str], str],
+             printed: bool = False) -> list[Section]:
     """The explanation pane: the selection, the findings (errors first),
-    what was read, and the legend."""
+    what was read, and the legend (`printed`: for print --mask, no keys)."""
     from maskattn_tui.doctor.report import finding_message, ordered_findings, summary_lines
 
     diag = tables.diagnosis
-    here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang)
+    here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang, printed)
     findings = ordered_findings(diag)
     listed: list[Paragraph] = [
         ("warning" if f.level == "error" else None,

@@ -126,10 +126,11 @@ def row_bars(doc, state, lang: str, palette: Palette, width: int, room: int) -> 
     return bar_lines(caption, keys, float(weights.weights.max()), palette, lang, width)
 
 
-def explanation(doc, state, lang: str, palette: Palette, width: int) -> TextBlock:
-    """The selection, the findings, what was read, the legend."""
+def explanation(doc, state, lang: str, palette: Palette, width: int, printed: bool = False) -> TextBlock:
+    """The selection, the findings, what was read, the legend (`printed`:
+    print --mask's, which names options, not keys)."""
     if hasattr(doc, "sections"):  # a rule the user built (scale.rule_doc): the rule, no doctor reading
         found = doc.sections(state, lang, palette.cell_glyph)
     else:
-        found = sections(doc.tables, doc.info, state, lang, palette.cell_glyph)
+        found = sections(doc.tables, doc.info, state, lang, palette.cell_glyph, printed)
     return TextBlock(section_lines(found, palette, width))

@@ -197,6 +197,10 @@ class MaskScreen(ScrollActions, ThemedScreen):
 
     def action_mask_slice(self, dim: int, delta: int) -> None:
         """b / B, h / H: the next or previous batch or head slice (a new mask mode on it)."""
+        picker = getattr(self.doc, "capture", None)
+        if picker is not None:  # a capture folder: the same call's other batch row or head
+            self._capture_step("slice_step", dim, delta)
+            return
         from maskattn_tui.doctor.mask_open import other_slice
 
         lang = self.lang
@@ -217,11 +221,17 @@ class MaskScreen(ScrollActions, ThemedScreen):
     def action_mask_distinct(self, delta: int) -> None:
         self._capture_step("mask_step", delta)
 
-    def _capture_step(self, how: str, delta: int) -> None:
-        """n / N, m / M on a capture folder: mask mode on another call's table."""
+    def _capture_step(self, how: str, *step: int) -> None:
+        """n / N, m / M (and b / B, h / H) on a capture folder: mask mode on
+        another call's table (or another slice of this call's)."""
         picker, lang = getattr(self.doc, "capture", None), self.lang
-        moved = getattr(picker, how)(delta) if picker is not None else None
+        moved = getattr(picker, how)(*step) if picker is not None else None
         if moved is None:
+            if how == "slice_step":  # says why: the call has one slice along it
+                call, b, h, _ = picker.entry
+                what = t(f"doctor_tui.slice.dim{step[0]}", lang)
+                self.app.notify(t("mask_print.capture_one_slice", lang, call=call["call"], what=what), markup=False)
+                return
             self.app.notify(t("capture.picker.not_capture" if picker is None else "capture.picker.end", lang),
                             markup=False)
             return
