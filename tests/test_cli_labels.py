@@ -52,7 +52,8 @@ def test_print_mask_with_labels(capsys, tmp_path):
     ("a,,c", "label 1 is empty"),
     ("a,b\x1b[2J,c", "control character"),
     ("a," + "x" * 30 + ",c", "longer than 24"),
-    ("@/nonexistent/tokens.txt", "is not a file"),
+    ("@/nonexistent/tokens.txt", "does not exist"),
+    ("@/", "is not a file"),
 ])
 def test_bad_labels_are_one_line_exit_2(capsys, labels, word):
     code, out, err = run(capsys, "print", "--step", "1", "--labels", labels)

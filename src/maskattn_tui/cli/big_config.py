@@ -26,9 +26,11 @@ def big_config_from_args(args):
 
 def show_big(args, lang: str, as_json: bool) -> int:
     """`print` / `json` of a big configuration: its blocks and the --row (default
-    the last) with --key's cells."""
+    the last) with --key's cells; --labels checked against its positions."""
+    from maskattn_tui.cli.labels import labels_from_args
     from maskattn_tui.scale.explore_print import run
 
-    return run(big_config_from_args(args), lang, as_json, row=getattr(args, "scale_row", None),
+    config = big_config_from_args(args)
+    return run(config, lang, as_json, row=getattr(args, "scale_row", None),
                key=getattr(args, "scale_key", None), width=getattr(args, "width", None) or 100,
-               ascii=bool(getattr(args, "ascii", False)))
+               ascii=bool(getattr(args, "ascii", False)), labels=labels_from_args(args, config.keys))

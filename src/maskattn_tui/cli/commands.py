@@ -107,9 +107,10 @@ def _PipeConsole(**kwargs):
 
 def _by_blocks(args) -> bool:
     """Beyond the explorer's 32 + 32: `print` and `json` show blocks (scale)."""
+    from maskattn_tui.cli.explore_options import EXPERIMENT_DEST, LENS_DEST, PRESET_DEST, SCENARIO_DEST
     from maskattn_tui.scale.explore_route import wants_scale
 
-    return wants_scale(args)
+    return wants_scale(args, (SCENARIO_DEST, PRESET_DEST, LENS_DEST, EXPERIMENT_DEST))
 
 
 def cmd_print(args, lang: str) -> int:

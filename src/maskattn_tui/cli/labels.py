@@ -8,7 +8,9 @@ as `query_labels` / `key_labels` in `json`.
 
 The file is read as UTF-8 text and never run. Labels are stripped; an
 empty one, a control character or a label longer than MAX_LABEL is refused
-in one line, and so is a count that does not match the table's positions.
+in one line, and so is a count that does not match the table's positions
+(a configuration shown by blocks too: there `print` names the selected
+row's token and those of its largest weights, `json` gives them).
 No Rich or Textual here: --help loads this module's option."""
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ LABELS_DEST = "labels"
 #: The longest label (cells show TOKEN_MAX of it; a row shows it whole).
 MAX_LABEL = 24
 #: A file of labels larger than this is refused (a position needs a label,
-#: not a document).
-MAX_FILE_BYTES = 1 << 20
+#: not a document): room for a long rule's 1,048,576 positions.
+MAX_FILE_BYTES = 32 << 20
 
 
 class LabelsError(MaskattnError):
@@ -40,6 +42,8 @@ def _read_file(path: str) -> list[str]:
     import os
 
     try:
+        if not os.path.exists(path):  # a typo is told as one, not as "not a file"
+            raise LabelsError("missing", path=path)
         if not os.path.isfile(path):
             raise LabelsError("not_a_file", path=path)
         if os.path.getsize(path) > MAX_FILE_BYTES:

@@ -82,7 +82,8 @@ def cells_lines(config: BigConfig, runs, window, lang: str, ascii: bool) -> list
     return lines
 
 
-def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool, key: int | None = None) -> str:
+def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool, key: int | None = None,
+         labels: tuple[str, ...] | None = None) -> str:
     runs, blocks = overview(config)
     c = blocks.counts()
     o = config.options
@@ -106,12 +107,15 @@ def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool, key: i
                         for k, w, s, v in n.top)
         lines.append(t("scale.x.top", lang, count=len(n.top), weights=top))
         lines.append(t("scale.x.output", lang, total=f"{n.weight_sum:.6g}", output=f"{n.output:.6g}"))
+    if labels is not None:  # --labels: one per position (checked against config.keys)
+        keys = t("doctor.report.join", lang).join(f"k{k} “{labels[k]}”" for k, *_ in n.top) or "-"
+        lines.append(t("mask_print.labels_row", lang, position=n.position, label=labels[n.position], keys=keys))
     if key is not None:
         lines += cells_lines(config, runs, cells_window(config, runs, row, key, width), lang, ascii)
     return "\n".join(lines)
 
 
-def document(config: BigConfig, row: int, key: int | None = None) -> dict:
+def document(config: BigConfig, row: int, key: int | None = None, labels: tuple[str, ...] | None = None) -> dict:
     from maskattn_tui.scale.report import blocks_json
 
     runs, blocks = overview(config)
@@ -129,7 +133,9 @@ def document(config: BigConfig, row: int, key: int | None = None) -> dict:
         "blocks": blocks_json(blocks),
         "row": {"row": n.row, "position": n.position, "query_is_pad": n.query_is_pad, "count": n.count,
                 "runs": [list(r) for r in n.runs],
-                "top": [{"key": k, "weight": w, "score": s, "value": v} for k, w, s, v in n.top],
+                "top": [{"key": k, "weight": w, "score": s, "value": v,
+                         **({} if labels is None else {"label": labels[k]})} for k, w, s, v in n.top],
+                **({} if labels is None else {"label": labels[n.position]}),
                 # the nan policy's NaN is null, as in the small explorer's rows (strict JSON has no NaN)
                 "weight_sum": n.weight_sum, "output": None if n.output is not None and math.isnan(n.output)
                 else n.output, "empty_row_policy": n.empty_policy,
@@ -138,12 +144,12 @@ def document(config: BigConfig, row: int, key: int | None = None) -> dict:
 
 
 def run(config: BigConfig, lang: str, as_json: bool, row: int | None, key: int | None, width: int,
-        ascii: bool) -> int:
+        ascii: bool, labels: tuple[str, ...] | None = None) -> int:
     row = config.rows - 1 if row is None else row
     if as_json:
         from maskattn_tui.doctor.report import dumps
 
-        sys.stdout.write(dumps(document(config, row, key)) + "\n")
+        sys.stdout.write(dumps(document(config, row, key, labels)) + "\n")
     else:
-        sys.stdout.write(text(config, row, lang, width, ascii, key) + "\n")
+        sys.stdout.write(text(config, row, lang, width, ascii, key, labels) + "\n")
     return 0
