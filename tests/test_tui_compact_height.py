@@ -91,7 +91,7 @@ async def test_at_80x24_the_explanation_gets_the_lines_and_every_number_stays(la
     grid4, bars4 = seen[3]["grid"], seen[3]["bars"]
     for number in step4_numbers():
         assert number in grid4, number
-    assert ("llustrative" if lang == "en" else "示意") in grid4  # not q1's real scores
+    assert ("illustrative" if lang == "en" else "示意") in grid4.lower()  # not q1's real scores
     # the short caption shows the scores in both languages (issue 35 item 5)
     assert "[0, 1, 2]" in " ".join(grid4.split()), grid4
     for number in ["0.0900", "0.2447", "0.6652", "0.2689", "0.7311", "0.0000", "17.3106"]:

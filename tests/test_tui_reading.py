@@ -49,7 +49,7 @@ async def test_every_number_of_step_4_is_on_screen_at_80x24(lang):
     assert f4(full) == "11.1073" and f4(masked) == "3.7183"
     for number in numbers:
         assert number in text, number
-    assert ("illustrative" if lang == "en" else "示意") in text  # not q1's real scores
+    assert ("illustrative" if lang == "en" else "示意") in text.lower()  # not q1's real scores
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

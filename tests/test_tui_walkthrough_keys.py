@@ -70,7 +70,7 @@ async def test_the_output_line_is_one_line(lang, size):
     from helpers import text_of
     from test_tui_compact_height import f4, step4_numbers, step5_bars_numbers
 
-    # the chapter's outputs (F12.md), step 4's masked mix, step 5's q3
+    # the chapter's outputs (steps 1-3), step 4's masked mix, step 5's q3
     outputs = [f4(10.0), f4(16.697615493266568), f4(22.55234765226831), step4_numbers()[-1],
                step5_bars_numbers()[-2]]
     app = make_app(lang=lang)

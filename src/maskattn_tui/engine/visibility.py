@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.engine.rules import RULE_ORDER, Pattern
@@ -85,6 +86,14 @@ class VisibilityTable:
             object.__setattr__(self, "query_position_ids", self.query_positions)
         if self.key_position_ids is None:
             object.__setattr__(self, "key_position_ids", self.key_positions)
+
+    @cached_property
+    def values(self) -> frozenset[str]:
+        """The distinct cell values ("allowed", "future", "window+chunk"...).
+        Kept with the table: the legend asks on every row move, and a scan
+        of 32 x 64 cells (three layouts tried each time) made a row move at
+        32 + 32 cost 1.8 times one at 3 + 2."""
+        return frozenset(c.value for row in self.cells for c in row)
 
     @property
     def reasons(self) -> tuple[tuple[tuple[str, ...], ...], ...]:

@@ -12,7 +12,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 
 from maskattn_tui.lesson.stepview import StepView
-from maskattn_tui.render.grid_lines import Line, TextBlock, cell_glyph, glue, text_len, wrap_text
+from maskattn_tui.render.grid_lines import Line, TextBlock, cell_glyph, glue, wrap_text
 from maskattn_tui.render.numbers import fmt
 from maskattn_tui.render.palette import Palette
 
@@ -33,7 +33,7 @@ def _key_width(views: Sequence[StepView]) -> int:
 def _reason_width(views: Sequence[StepView], lang: str, palette: Palette) -> int:
     """The widest "blocked: ..." reason of any step (a longer reason, as
     step 4's "would be blocked: ...", is written only where it fits)."""
-    values = {c.value for v in views for row in v.table.cells for c in row if not c.allowed}
+    values = {value for v in views for value in v.table.values if value != "allowed"}  # kept with each table
     return max((cell_len(palette.reason_text(value, lang, "blocked")) for value in values), default=0)
 
 
@@ -85,20 +85,38 @@ def bar_block(views: Sequence[StepView], view: StepView, row: int, lang: str, pa
     def text(s: str, style_name: str | None = None) -> None:
         lines.extend(wrap_text(glue(s), width, p.style(style_name) if style_name else None))
 
+    # Per block, not per key: the styles, a cell value's glyph and reason
+    # (a row of 64 keys asked the palette ~300 times on every row move).
+    styles: dict[str, object] = {}
+    glyphs: dict[str, Segment] = {}
+    said: dict[tuple[str, bool], str] = {}
+
+    def style(name: str):
+        if name not in styles:
+            styles[name] = p.style(name)
+        return styles[name]
+
     def group(weights, unmasked: bool) -> None:
+        # key, glyph, bar and number: their widths add up to this (bar_layout's arithmetic)
+        fixed = kw + 1 + GLYPH_W + 1 + bar_w + 1 + NUMBER_W
         for j, pos in enumerate(view.table.key_positions):
             cell = view.table.cells[row][j]
+            value = cell.value
             w = weights[j] if weights is not None else math.nan
-            line: Line = [Segment(f"k{pos}".ljust(kw) + " "),
-                          Segment(set_cell_size(cell_glyph(p, cell.value, GLYPH_W), GLYPH_W), p.style(cell.value)),
-                          Segment(" ")]
-            line += bar_segments(w, bar_w, p, "bar" if cell.allowed else "bar.blocked")
+            if value not in glyphs:
+                glyphs[value] = Segment(set_cell_size(cell_glyph(p, value, GLYPH_W), GLYPH_W), style(value))
+            line: Line = [Segment(f"k{pos}".ljust(kw) + " "), glyphs[value], Segment(" ")]
+            bar, rest = bar_cells(w, bar_w, p)
+            line += [Segment(bar, style("bar" if cell.allowed else "bar.blocked")), Segment(rest, style("bar.empty"))]
             number = fmt(w) if weights is not None else p.tr("—")
-            line.append(Segment(" " + number.rjust(NUMBER_W), p.style("number")))
+            line.append(Segment(" " + number.rjust(NUMBER_W), style("number")))
             if reasons and not cell.allowed:
-                reason = " " + p.reason_text(cell.value, lang, "leak" if unmasked else "blocked")
-                if text_len(line) + cell_len(reason) <= width:
-                    line.append(Segment(reason, p.style("dim")))
+                if (value, unmasked) not in said:
+                    said[value, unmasked] = " " + p.reason_text(value, lang, "leak" if unmasked else "blocked")
+                reason = said[value, unmasked]
+                length = fixed + max(0, cell_len(number) - NUMBER_W)  # a wider number pushes the reason
+                if length + cell_len(reason) <= width:
+                    line.append(Segment(reason, style("dim")))
             lines.append(line)
 
     title = "render.bars_title_short" if short else "render.bars_title"

@@ -5,8 +5,8 @@ arithmetic, so the widget can ask every step's size without drawing any."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Set
 from dataclasses import dataclass
-from functools import lru_cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -42,22 +42,21 @@ BASE_MEANINGS = ("allowed", "future", "pad", "future+pad")
 
 def legend_meanings(*tables: VisibilityTable) -> tuple[str, ...]:
     """The causal/PAD entries always; each further rule when a table uses it."""
-    used = {name for table in tables for row in table.cells for c in row for name in c.reasons}
+    used = {name for table in tables for value in table.values for name in value.split("+")}
     return BASE_MEANINGS + tuple(r for r in RULE_ORDER if r in used and r not in ("future", "pad"))
 
 
-def drawn_meanings(meanings: tuple[str, ...], rows) -> tuple[str, ...]:
-    """The entries of `meanings` whose glyph a cell of `rows` draws (a
-    tight legend): a cell's own value, and each rule of a cell that shows
+def drawn_meanings(meanings: tuple[str, ...], values: Set[str]) -> tuple[str, ...]:
+    """The entries of `meanings` whose glyph a cell of one of `values` draws
+    (a tight legend): a cell's own value, and each rule of a cell that shows
     several rules' letters."""
-    values = {c.value for row in rows for c in row}
-    used = values | {name for v in values if "+" in v and v != "future+pad" for name in v.split("+")}
+    used = set(values) | {name for v in values if "+" in v and v != "future+pad" for name in v.split("+")}
     return tuple(m for m in meanings if m in used)
 
 
 def several_rules(*tables: VisibilityTable) -> bool:
     """Does a cell name two rules other than the future+PAD the legend shows?"""
-    return any(len(c.reasons) > 1 and c.value != "future+pad" for t in tables for row in t.cells for c in row)
+    return any("+" in v and v != "future+pad" for t in tables for v in t.values)
 
 
 def position_ids_text(table: VisibilityTable, lang: str, palette: Palette) -> str | None:
@@ -200,12 +199,25 @@ def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Blo
     return block
 
 
-@lru_cache(maxsize=64)
+#: source_of's sources by the view's identity (the view kept, so its id is not reused).
+_SOURCES: dict[int, tuple[StepView, StepTableSource]] = {}
+_SOURCES_KEPT = 64
+
+
 def source_of(view: StepView) -> StepTableSource:
     """The view's own table as a source, kept per view (a source scans its
     table once, render.grid_lines.table_scan, not at every row move; step
-    5's row-number table, tiny and worded per language, is made as it is drawn)."""
-    return StepTableSource(view)
+    5's row-number table, tiny and worded per language, is made as it is drawn).
+    Found by identity: a view's hash walks its tables, 32 x 64 cells each
+    time (an lru_cache hashed it on every call of every row move)."""
+    kept = _SOURCES.get(id(view))
+    if kept is not None and kept[0] is view:
+        return kept[1]
+    if len(_SOURCES) >= _SOURCES_KEPT:
+        del _SOURCES[next(iter(_SOURCES))]
+    source = StepTableSource(view)
+    _SOURCES[id(view)] = (view, source)
+    return source
 
 
 def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool,
@@ -247,28 +259,43 @@ def options(view: StepView, lang: str, palette: Palette, cells: str,
 
 
 def build_figure(view: StepView, row: int, lang: str, palette: Palette, room: Room, cells: str = "auto",
-                 tokens: tuple[str, ...] | None = None) -> Column:
+                 tokens: tuple[str, ...] | None = None, layout: tuple[int, bool, bool] | None = None) -> Column:
     """The figure of `view` with query row `row` selected, laid out for
     `room`: the first layout that fits its width and height, else the first
     that fits its width, else the narrowest. After every full layout come
     the tight ones (a short screen): the legend of only
     the glyphs drawn, the shorter inputs sentence, one-line titles; the
     same numbers. `tokens`: a label per absolute position (--labels),
-    beside each query and over each key."""
+    beside each query and over each key. `layout`: the figure's `layout`
+    (cell width, side by side, tight) chosen before for the same view and
+    room - the row does not change which fits, so a row move builds that
+    one instead of trying them all."""
     width = max(8, room.width)
 
-    def layouts(tight: bool) -> list[Column]:
+    def one(cw: int, side: bool, tight: bool) -> Column:
         if view.compare is not None:
-            return [_assemble(view, _compare_block(view, row, lang, palette), lang, palette, width, FULL_CELL_MIN,
-                              tight)]
-        return [_assemble(view, _tables(view, row, lang, palette, cw, side, tokens, tight), lang, palette, width, cw,
-                          tight) for cw, side in options(view, lang, palette, cells, tokens)]
+            figure = _assemble(view, _compare_block(view, row, lang, palette), lang, palette, width, cw, tight)
+        else:
+            figure = _assemble(view, _tables(view, row, lang, palette, cw, side, tokens, tight), lang, palette,
+                               width, cw, tight)
+        figure.layout = (cw, side, tight)  # type: ignore[attr-defined]
+        return figure
 
-    tried = layouts(False)
-    for tight in (False, True):
-        if tight:  # built only when no full layout fits
-            tried += layouts(True)
-        for figure in tried:
+    if layout is not None:
+        return one(*layout)
+
+    def layouts(tight: bool) -> Iterator[Column]:
+        # One at a time: the first layout often fits (each costs a legend and a table block).
+        if view.compare is not None:
+            yield one(FULL_CELL_MIN, False, tight)
+            return
+        for cw, side in options(view, lang, palette, cells, tokens):
+            yield one(cw, side, tight)
+
+    tried: list[Column] = []
+    for tight in (False, True):  # the tight layouts built only when no full layout fits
+        for figure in layouts(tight):
+            tried.append(figure)
             if figure.width <= width and figure.height <= room.height:
                 return figure
     for figure in tried:
@@ -285,8 +312,8 @@ def _assemble(view: StepView, tables: Block, lang: str, palette: Palette, width:
     shown = [view.table] + ([view.offset_bug.table] if view.offset_bug is not None else [])
     reasons = legend_meanings(*shown)
     if tight:
-        drawn = [view.table.cells[view.compare.row]] if view.compare is not None else [
-            row for table in shown for row in table.cells]
+        drawn = {c.value for c in view.table.cells[view.compare.row]} if view.compare is not None else set().union(
+            *(table.values for table in shown))
         reasons = drawn_meanings(reasons, drawn)
     several = several_rules(*shown)
     pad_rows = table_scan(source_of(view))["row_pad"]

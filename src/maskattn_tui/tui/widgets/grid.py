@@ -60,9 +60,17 @@ class GridView(LinesView):
         """The --labels the app was started with (None: none)."""
         return getattr(self.app, "labels", None)
 
+    #: (figure key, the layout build_figure chose for it): a row move keeps
+    #: the key, so it builds that layout alone (at 32 + 32 none fits the
+    #: pane's height and all six were built on every move).
+    _layout: tuple[object, tuple[int, bool, bool]] | None = None
+
     def build(self, model: AppModel) -> Block:
+        key = self._figure_key
+        layout = self._layout[1] if self._layout is not None and self._layout[0] == key else None
         figure = build_figure(model.view, model.player.row, model.lang, self.palette(), self.room, model.cells,
-                              self.tokens())
+                              self.tokens(), layout)
+        self._layout = (key, figure.layout)
         self.fixed_lines = figure.fixed if isinstance(figure, Column) else 0
         return figure
 
