@@ -149,3 +149,28 @@ async def test_b_steps_through_a_captures_batch_rows(capture_folder):
         await pilot.pause()
         assert app.screen is screen
         assert any("one head slice only" in str(n.message) for n in app._notifications)
+
+
+@pytest.mark.parametrize("width", range(80, 92))
+def test_the_two_tables_show_the_same_keys_at_every_width(tmp_path, width):
+    """A table wider than the view: each half shows the same keys (an odd
+    room gave the right table one cell more: at 16,384² in a 160-column
+    terminal, 34 keys beside 33)."""
+    from maskattn_tui.doctor.mask_open import open_mask
+    from maskattn_tui.model.mask_model import new_state
+    from maskattn_tui.render.mask_figure import table_sources, twin_tables
+    from maskattn_tui.render.mask_lines import GAP
+    from maskattn_tui.render.palette import default_palette
+
+    np.save(tmp_path / "m.npy", np.tril(np.ones((64, 300), bool), 236))
+    doc = open_mask(str(tmp_path / "m.npy"))
+    state = new_state(64, 300, 64, 200, 1)  # cells: 300 keys, wider than any of these views
+    palette = default_palette(ascii=False, color=False)
+    twin = twin_tables(doc, state, "en", table_sources(doc, state), palette, width)
+    half = twin.half(width)
+    for y in range(twin.height):
+        text = "".join(s.text for s in twin.window(y, 0, width))
+        left, right = text[:half], text[half + GAP:]
+        assert len(right.rstrip()) <= len(left), (y, left, right)
+        if y >= 1:  # below the titles: the same keys, the same cells
+            assert left.rstrip() == right[:half].rstrip(), (y, left, right)

@@ -86,7 +86,8 @@ def twin_tables(doc, state, lang: str, sources: tuple, palette: Palette, width: 
 
     def rooms(pair: Twin) -> tuple[int, int]:
         half = pair.half(width)
-        return half, max(0, width - half - GAP)
+        rest = max(0, width - half - GAP)
+        return half, min(half, rest) if pair.width > width else rest  # as Twin.window draws them
 
     for a in forms[0]:
         for b in forms[1]:

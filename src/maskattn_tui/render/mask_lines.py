@@ -81,7 +81,9 @@ class Twin(Block):
         view = min(width, self.view)
         half = self.half(view)
         left = self.left.window(y, x, half) if y < self.left.height else [Segment(" " * half)]
-        rest = max(0, view - half - GAP)
+        # The right table no wider than the left: both show the same keys (an odd
+        # room's extra cell would show one key more on the right only).
+        rest = min(half, max(0, view - half - GAP)) if self.width > view else max(0, view - half - GAP)
         right = self.right.window(y, x, rest) if y < self.right.height else [Segment(" " * rest)]
         return pad_to([*left, Segment(" " * GAP), *right], width)
 
