@@ -174,3 +174,16 @@ def test_the_two_tables_show_the_same_keys_at_every_width(tmp_path, width):
         assert len(right.rstrip()) <= len(left), (y, left, right)
         if y >= 1:  # below the titles: the same keys, the same cells
             assert left.rstrip() == right[:half].rstrip(), (y, left, right)
+
+
+@pytest.mark.parametrize("batch, head", [(0, 0), (1, 0), (1, 2)])
+def test_batch_and_head_select_a_slice_of_a_4d_file(tmp_path, monkeypatch, capsys, batch, head):
+    monkeypatch.chdir(tmp_path)
+    mask = np.tril(np.ones((2, 3, 8, 8), bool))
+    mask[1, :, :, :2] = False  # batch row 1: two left PAD keys...
+    mask[1, 2, :, 2] = False   # ...and head 2 also hides key 2
+    mask[1, :, np.arange(8), np.arange(8)] = True
+    np.save("m4.npy", mask)
+    code, out, err = _run(capsys, "--mask", "m4.npy", "--batch", batch, "--head", head, "--row", 6)
+    assert code == 0 and out.splitlines()[0].count(f"[batch {batch}, head {head}]") == 1
+    assert _softmax_line(out) == (6, int(mask[batch, head, 6].sum()), 8)

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.segment import Segment
 
 from maskattn_tui.errors import MaskattnError
+from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.render.blocks import AtWidth, TextBlock
 from maskattn_tui.render.grid_lines import TableBlock
@@ -51,7 +52,13 @@ def selected(state: MaskState, row: int | None, key: int | None, offset: int) ->
 def _title(doc, lang: str) -> str:
     """The mask's name as the screen's title bar gives it, without the keys."""
     picker = getattr(doc, "capture", None)
-    return picker.label(lang, keys=False) if picker is not None else doc.path
+    if picker is not None:
+        return picker.label(lang, keys=False)
+    info = doc.info
+    if info.batch is None:
+        return doc.path
+    return doc.path + t("doctor_tui.slice.which" if info.head is not None else "doctor_tui.slice.which3", lang,
+                        batch=info.batch, head=info.head)
 
 
 def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | None = None,
