@@ -47,27 +47,33 @@ async def test_a_grid_taller_than_its_pane_scrolls(tmp_path):
     assert room > 0 and y == 6 and bar  # twice shift+↓: 3 lines each
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
-async def test_the_explanation_gets_every_row_the_tallest_step_leaves(lang):
-    """80x24, steps 1-5 and back: the grid pane is as tall as the tallest
-    step's figure (plus its title), the same at every step, and the
-    explanation has all the rows below it (zh: its figures are a row
-    shorter, so the explanation is a row taller)."""
+async def test_the_explanation_gets_every_row_the_tallest_step_leaves(lang, size):
+    """80x24 and 100x30, steps 1-5 and back: the grid pane is as tall as its step's
+    figure or weights (plus its title), within the tallest step's, and the
+    explanation has all the rows below it (issue 35: a short step's blank
+    rows go to the explanation)."""
+    from maskattn_tui.render.bar_lines import bar_block
     from maskattn_tui.render.figure_lines import build_figure
     from maskattn_tui.render.palette import Palette
 
     app = make_app(lang=lang, dwell=10.0)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        grid, explain = app.query_one("#grid"), app.query_one("#explain")
+        grid, explain, bars = app.query_one("#grid"), app.query_one("#explain"), app.query_one("#bars")
         room = grid.room
         tallest = max(build_figure(v, 0, lang, Palette(), room).height for v in app.model.views)
-        seen = set()
+        seen = {}
         for key in ["right"] * 4 + ["left"] * 4:
-            seen.add((grid.region.y, grid.region.height, explain.region.y, explain.region.height))
+            view = app.model.view
+            needs = max(build_figure(view, 0, lang, Palette(), room).height,
+                        *(bar_block(app.model.views, view, r, lang, Palette(), bars.content_width()).height
+                          for r in range(len(view.table.query_positions))))
+            gy, gh, ey, eh = grid.region.y, grid.region.height, explain.region.y, explain.region.height
+            assert gh == min(needs, tallest, room.height) + 1, (app.model.player.step, gh, needs)
+            assert ey == gy + gh and ey + eh == size[1] - 1  # down to the footer
+            assert seen.setdefault(app.model.player.step, (gy, gh, ey, eh)) == (gy, gh, ey, eh)  # back: the same
             await pilot.press(key)
             await pilot.pause()
-        assert len(seen) == 1  # nothing moves when stepping
-        (gy, gh, ey, eh), = seen
-        assert gh == min(tallest, room.height) + 1 and ey == gy + gh
-        assert ey + eh == 23  # down to the footer
+        assert len(set(seen.values())) > 1  # a shorter step gives its rows to the explanation

@@ -6,9 +6,9 @@ app_model.py). Widgets are bound to it and only render it; keys (bound on
 the FigureScreen, from the command table), palette entries, clicks, the
 explore panel's intents and the playback timer all become actions, and
 every action replaces the model with one of its transitions. The sizes of
-the panes come from tui.layout's arithmetic, redone only when the screen,
-the language, the cell mode, zoom or the configuration changes, never
-when stepping."""
+the panes come from tui.layout's arithmetic, redone when the screen, the
+language, the cell mode, zoom or the configuration changes; a step sets
+only the figure pane's height (tui.step_fit)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from maskattn_tui.tui.driver import EXIT_SIGNALS, hangup_driver
 from maskattn_tui.tui.layout import MIN_HEIGHT, MIN_WIDTH, set_size  # noqa: F401  (export reads MIN_*)
 from maskattn_tui.tui.palette import FigureCommands, SafeCommandPalette
 from maskattn_tui.tui.screen import FigureScreen
+from maskattn_tui.tui.step_fit import fit_step
 from maskattn_tui.tui.widgets.bars import BarsView
 from maskattn_tui.tui.widgets.condition import ConditionLine, condition_lines
 from maskattn_tui.tui.widgets.explain import ExplainView
@@ -166,18 +167,20 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self._titles()
 
     def _relayout(self, parts: dict | None = None, size: tuple[int, int] | None = None) -> None:
-        """The panes' sizes for the whole walkthrough (tui.layout): redone
-        when the screen, language, cells, zoom or configuration change.
-        `parts`: the widgets by id, when called from compose (so the first
-        layout already has the sizes: no second pass, no second paint)."""
+        """The panes' sizes (tui.layout), when the screen, language, cells, zoom or configuration
+        change. `parts`: the widgets by id, when called from compose (so the
+        first layout already has the sizes: no second pass, no second paint)."""
         model = self.model
         width, height = size if size is not None else self.size
         key = (width, height, model.views, model.lang, model.cells, model.zoomed, model.mode, model.side_pane)
-        if key == self._layout_key or width <= 0:
+        if width <= 0 or (key, model.player.step) == self._layout_key:
             return
-        self._layout_key = key
         part = parts.__getitem__ if parts is not None else (lambda name: self.query_one(f"#{name}"))
         grid = part("grid")
+        stepped = self._plan is not None and key == (self._layout_key or (None,))[0]
+        self._layout_key = (key, model.player.step)
+        if stepped:  # a step: the figure pane's height only
+            return fit_step(model, self._plan, grid, part("bars"), part("figure"), self.glyphs, grid.tokens())
         cond = condition_lines(model, max(1, width - 2), Palette(glyphs=self.glyphs).tr)
         plan = sizes.figure_layout(width, height, cond, model.zoomed, model.exploring,
                                    lambda room: grid.frame_of(model, room), lab=model.side_pane == "lab")
@@ -190,14 +193,12 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
         self.main_screen.set_class(plan.stacked, "-stacked")
         set_size(grid, width=None if model.zoomed else plan.grid_width,
                  height=plan.grid_height if (plan.wide or plan.stacked) and not model.zoomed else None)
-        grid.update_figure(None)
-        # The other panes' widths by the same arithmetic, so that their first
-        # paint is their figure (a pane then drawn again only if it differs).
+        fit_step(model, plan, grid, part("bars"), part("figure"), self.glyphs, grid.tokens())  # draws the grid
+        # The other panes' widths too: their first paint is their figure.
         column = plan.body_width - plan.grid_width
         bars, explain, lab = part("bars"), part("explain"), part("lab-pane")
         bars.planned = (plan.grid_width if plan.wide or plan.stacked else column) - sizes.PANE_CELLS
-        explain.planned = plan.side_width - sizes.PANE_CELLS
-        lab.planned = plan.side_width - sizes.PANE_CELLS
+        explain.planned = lab.planned = plan.side_width - sizes.PANE_CELLS
         for view in (bars, explain, lab):
             view.update_figure(None)
 
@@ -352,9 +353,8 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     def _sync_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
-            self._timer = None
-        if self.model.player.playing:
-            self._timer = self.set_interval(self.model.player.dwell, self._tick, name="playback")
+        playing = self.model.player.playing
+        self._timer = self.set_interval(self.model.player.dwell, self._tick, name="playback") if playing else None
 
     def _tick(self) -> None:
         self.model = self.model.with_player(PlayerState.tick)

@@ -22,6 +22,13 @@ class BarsView(LinesView):
     #: one-line title too (a short pane).
     FORMS = ((True, False), (False, False), (False, True))
 
+    #: The pane's height follows the step (tui.step_fit): the form and the
+    #: frame are the step's own, not the tallest step's.
+    steps_alone = False
+
+    def _steps(self, model: AppModel) -> tuple:
+        return (model.view,) if self.steps_alone else model.views
+
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).
         return (model.views, model.player.step, model.player.row, model.lang, self.content_width(), self.size.height)
@@ -34,7 +41,7 @@ class BarsView(LinesView):
     def _tallest(self, model: AppModel, note: bool, short: bool = False) -> int:
         palette, width = self.palette(), self.content_width()
         return max(bar_block(model.views, v, v.spec.focus_rows[0], model.lang, palette, width, note, short).height
-                   for v in model.views)
+                   for v in self._steps(model))
 
     def _form(self, model: AppModel) -> tuple[bool, bool]:
         """The fullest form that lets every step's bars fit the pane, the
@@ -43,7 +50,7 @@ class BarsView(LinesView):
         that makes them fit; so no step scrolls or cuts its last line. If
         none fits, the fullest (the pane scrolls)."""
         height = self.scrollable_content_region.height if self.size.height else 0
-        key = (model.views, model.lang, self.content_width(), height)
+        key = (self._steps(model), model.views, model.lang, self.content_width(), height)
         if self._form_for is None or self._form_for[0] != key:
             form = self.FORMS[0]
             if height:
@@ -54,7 +61,7 @@ class BarsView(LinesView):
     def frame_size(self, model: AppModel) -> Size:
         # Never shrinks within a frame (views, language, width): no layout pass when stepping.
         assert self.figure is not None
-        key = (model.views, model.lang, self.content_width(), self._form(model))
+        key = (self._steps(model), model.views, model.lang, self.content_width(), self._form(model))
         held = self._held
         height = self.figure.height
         if held is not None and held[0] == key:
