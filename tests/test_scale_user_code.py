@@ -46,6 +46,9 @@ def branches(b, h, q_idx, kv_idx):
         return True
     return False
 
+def reads_value(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx if int(q_idx.max()) < 10 ** 9 else q_idx < kv_idx
+
 def late_failure(b, h, q_idx, kv_idx):       # fails only on a band far from the first
     if int(q_idx.max()) >= 900:
         raise ValueError("row 900")
@@ -121,8 +124,9 @@ def test_what_the_mask_mod_prints_stays_out_of_the_report(mods, capsys):
 def test_vmaps_advice_is_not_given_to_a_mask_mod_author(mods, capsys, lang):
     err = _one_line(*_run(capsys, "doctor", f"{mods}:constant", "--q-len", 64, "--kv-len", 64, "--lang", lang))
     assert "out_dims" not in err and "constant(b, h, q_idx, kv_idx)" in err and "bool" in err
-    err = _one_line(*_run(capsys, "doctor", f"{mods}:branches", "--q-len", 64, "--kv-len", 64, "--lang", lang))
-    assert "file an issue" not in err and "torch.where" in err
+    for name in ("branches", "reads_value"):
+        err = _one_line(*_run(capsys, "doctor", f"{mods}:{name}", "--q-len", 64, "--kv-len", 64, "--lang", lang))
+        assert "file a" not in err and "torch.where" in err and f"{name}(b, h" in err
     err = _one_line(*_run(capsys, "doctor", f"{mods}:raises", "--q-len", 64, "--kv-len", 64, "--lang", lang))
     assert "RuntimeError: my bug" in err
 

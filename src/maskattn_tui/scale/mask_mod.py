@@ -120,7 +120,7 @@ def _failure(e: BaseException, name: str, q0: int, k0: int) -> MaskattnError:
     returned = re.search(r"must only return Tensors, got type <class '([^']+)'>", text)
     if returned:
         return MaskattnError("scale_returns", got=returned[1], **where)
-    if "data-dependent control flow" in text:
+    if "data-dependent control flow" in text or "calling .item() on a Tensor" in text:
         return MaskattnError("scale_control_flow", **where)
     return MaskattnError("scale_call", error=_one_line(e), **where)
 

@@ -101,7 +101,12 @@ def each_band(q_len: int, rows: int, work: Callable[[int, int], Iterator[None]],
     done, running = 0, len(threads)
     try:
         while running:
-            item = told.get()
+            try:
+                item = told.get(timeout=0.5)
+            except queue.Empty:  # no tile done for a while (a slow or hung mask_mod): the seconds still go on
+                if progress is not None:
+                    progress(done)
+                continue
             if item is None:
                 running -= 1
             elif isinstance(item, BaseException):
