@@ -187,3 +187,19 @@ def test_batch_and_head_select_a_slice_of_a_4d_file(tmp_path, monkeypatch, capsy
     code, out, err = _run(capsys, "--mask", "m4.npy", "--batch", batch, "--head", head, "--row", 6)
     assert code == 0 and out.splitlines()[0].count(f"[batch {batch}, head {head}]") == 1
     assert _softmax_line(out) == (6, int(mask[batch, head, 6].sum()), 8)
+
+
+async def test_b_on_a_mask_mod_says_how_b_is_chosen(tmp_path, monkeypatch):
+    from maskattn_tui.scale.mask_open import open_mask_mod
+    from maskattn_tui.tui import make_app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mods.py").write_text("def causal(b, h, q_idx, kv_idx):\n    return q_idx >= kv_idx\n")
+    app = make_app(mask=open_mask_mod("mods.py:causal", 64, 64, None, None, None))
+    async with app.run_test(size=(140, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.screen is screen
+        assert any("--batch B --head H" in str(n.message) for n in app._notifications)

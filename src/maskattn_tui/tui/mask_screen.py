@@ -204,6 +204,9 @@ class MaskScreen(ScrollActions, ThemedScreen):
         from maskattn_tui.doctor.mask_open import other_slice
 
         lang = self.lang
+        if self.doc.info.format == "mask_mod":  # its b and h are arguments, chosen on the command line
+            self.app.notify(t("mask_print.mask_mod_slice", lang), markup=False)
+            return
         try:
             doc = other_slice(self.doc, dim, delta)
         except MaskattnError as e:
