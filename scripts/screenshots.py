@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from maskattn_tui.cli.export import svg_screenshot
 from maskattn_tui.tui import make_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,7 @@ async def shoot(step: int, lang: str, size: tuple[int, int], svg: Path) -> None:
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
-        svg.write_text(app.export_screenshot(title=f"maskattn-tui · step {step}"), encoding="utf-8")
+        svg.write_text(svg_screenshot(app, f"maskattn-tui · step {step}"), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

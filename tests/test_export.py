@@ -101,6 +101,11 @@ def test_svg_frames_and_the_explore_frame(tmp_path, capsys):
         assert root.tag.endswith("svg")
     text = (tmp_path / "step2-zh.svg").read_text(encoding="utf-8")
     assert "第&#160;2&#160;/&#160;5&#160;步" in text
+    # issue 35: the text's spaces kept by SVG renderers (rsvg-convert collapsed
+    # a run's leading ones: "paused  dwell" read "pauseddwell")
+    for name in names:
+        root = ET.parse(tmp_path / name).getroot()
+        assert root.get("{http://www.w3.org/XML/1998/namespace}space") == "preserve", name
 
 
 def screen_as_shown(app) -> str:

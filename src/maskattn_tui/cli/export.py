@@ -119,6 +119,16 @@ def screen_text(app) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
+def svg_screenshot(app, title: str) -> str:
+    """The app's screen as SVG (Textual's export), its text kept as drawn:
+    xml:space="preserve" on the root, inherited by every <text>. Without it
+    an SVG renderer such as rsvg-convert collapses a run's leading spaces,
+    so column headers slid beside their cells and "paused  dwell" read
+    "pauseddwell"."""
+    svg = app.export_screenshot(title=title)
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+
+
 async def settle(pilot) -> None:
     """Let the app finish its first layout and any animation."""
     await pilot.pause()
@@ -131,7 +141,7 @@ async def _draw(make, size: tuple[int, int], fmt: str, title: str) -> str:
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         if fmt == "svg":
-            return app.export_screenshot(title=title)
+            return svg_screenshot(app, title)
         return screen_text(app)
 
 
