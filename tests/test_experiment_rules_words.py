@@ -135,3 +135,21 @@ def test_the_chunk_history_says_what_moved(lang):
     assert _lines(t("render.x.history.moved", lang, zeros=2, wrong=2, right=0)) in out
     # outputs: the wrong table's rows, weighted as the library's mask weighs them
     assert res.output_change[4] > 0 and res.output_change[2] > 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_app_s_experiment_2_names_the_rule(lang):
+    """The app's experiment 2 (the lab pane) reads as print does."""
+    from maskattn_tui.cli.export import settle
+    from maskattn_tui.tui import make_app
+
+    app = make_app(lang=lang, explore=ExploreConfig(past=4, new=2, window=3), experiments=("offset-bug",))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        figure = app.query_one("#lab-pane").figure
+        # without any spaces: a wrapped Chinese line joins without one
+        text = "".join("".join("".join(s.text for s in figure.full(y)) for y in range(figure.height)).split())
+    sep = t("render.x.row_sep", lang)
+    said = t("render.x.offset.exposed_rule", lang, rules=t("render.reason.window", lang), cells=f"q4: k0{sep}q5: k0–k1")
+    assert "".join(said.split()) in text
+    assert "".join(t("render.x.offset.exposed", lang, cells="").split()) not in text
