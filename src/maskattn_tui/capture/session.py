@@ -26,6 +26,7 @@ from maskattn_tui.capture.hf import HfHooks
 from maskattn_tui.capture.mode import CaptureMode
 from maskattn_tui.capture.recorder import Recorder
 from maskattn_tui.capture.torch_modules import ModuleCalls
+from maskattn_tui.errors import MaskattnError
 
 #: The captures running in this process (nested ones each record every
 #: call: their modes stack), for threads and forks.
@@ -37,12 +38,16 @@ def _after_fork_in_child() -> None:
     for cap in _ACTIVE:
         cap._recorder.open()
         cap.child = True
+        cap._unlock()  # the parent's lock, not the child's: a child living on must not hold the folder
 
 
 class Capture:
     def __init__(self, dir: str | os.PathLike | None = None, command: list[str] | None = None,
                  child: bool = False, weights: bool = False) -> None:
-        self.dir = os.fspath(dir) if dir is not None else tempfile.mkdtemp(prefix="maskattn-capture-")
+        given = os.fspath(dir) if dir is not None else tempfile.mkdtemp(prefix="maskattn-capture-")
+        # absolute now: a script that calls os.chdir must not move the capture
+        self.dir = os.path.abspath(given)
+        self._given = given
         self.command = command
         self.child = child  # a child process: writes its calls, not the manifest
         self.weights = weights  # keep each call's q and k (capture/weights.py)
@@ -50,16 +55,52 @@ class Capture:
         self.exit_status: int | None = None
         self.document: dict | None = None
         self._recorder: Recorder | None = None
+        self._lock: int | None = None
 
-    def __enter__(self) -> "Capture":
+    def open(self) -> None:
+        """Make the folder, hold it (one capture writes into a folder at a
+        time) and start the manifest: one MaskattnError when the folder
+        cannot be used, before anything runs."""
+        if self._recorder is not None:
+            return
         import torch
 
-        os.makedirs(self.dir, exist_ok=True)
-        self._started = time.time()
-        if not self.child:
-            manifest.clear(self.dir)  # a capture replaces the folder's previous one
-            manifest.write(self.dir, self._header(torch), complete=False)
-        self._recorder = Recorder(self.dir, self.weights)
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            if not self.child:
+                self._hold()
+                manifest.clear(self.dir)  # a capture replaces the folder's previous one
+            self._started = time.time()
+            if not self.child:
+                manifest.write(self.dir, self._header(torch), complete=False)
+            self._recorder = Recorder(self.dir, self.weights)
+        except OSError as exc:
+            self._unlock()
+            raise MaskattnError("capture_out_unusable", folder=self._given,
+                                reason=exc.strerror or type(exc).__name__) from None
+
+    def _hold(self) -> None:
+        """An exclusive lock on the folder itself (flock: released by the
+        kernel when this process ends, however it ends)."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return
+        fd = os.open(self.dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise MaskattnError("capture_busy", folder=self._given) from None
+        self._lock = fd
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def __enter__(self) -> "Capture":
+        self.open()
         self._mode = CaptureMode(self._recorder)
         self._hf = HfHooks(self._recorder)
         self._recorder.sites.install()
@@ -95,8 +136,11 @@ class Capture:
             self._hf.remove()
             self._recorder.sites.remove()
             self._recorder.close()
-        if not self.child:
-            self.document = manifest.write(self.dir, self._header(torch), complete=True)
+        try:
+            if not self.child:
+                self.document = manifest.write(self.dir, self._header(torch), complete=True)
+        finally:
+            self._unlock()
 
     def _wrap_threads(self) -> None:
         """Threads started while capture is on run under the mode too."""

@@ -20,6 +20,8 @@ _LIBRARIES = tuple({os.path.realpath(p) + os.sep for p in
                      sysconfig.get_paths()["stdlib"])} | {sysconfig.get_paths()["stdlib"] + os.sep})
 #: code object -> (shown name, is torch or capture, is library)
 _KINDS: dict = {}
+#: the folder the latest capture started in: paths stay relative to it when the script calls os.chdir
+_CWD = os.getcwd()
 
 
 def _kind(code) -> tuple[str, bool, bool]:
@@ -35,7 +37,7 @@ def _kind(code) -> tuple[str, bool, bool]:
                 shown = real[len(root):]
                 break
         else:
-            shown = os.path.basename(path) if library else os.path.relpath(real) if real.startswith(os.getcwd()) \
+            shown = os.path.basename(path) if library else os.path.relpath(real, _CWD) if real.startswith(_CWD) \
                 else real
         kind = _KINDS[code] = (shown, ours, library)
     return kind
@@ -75,6 +77,10 @@ class Sites:
         self.modules = None
 
     def install(self) -> None:
+        global _CWD
+        if os.getcwd() != _CWD:
+            _CWD = os.getcwd()
+            _KINDS.clear()
         from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
         self._handles = [register_module_forward_pre_hook(self._enter),

@@ -53,9 +53,13 @@ class ModuleCalls:
             stack = self.local.stack = []
             self.local.mha = 0
             self.local.pending = []
+            self.local.bypass = []
         return stack
 
     def enter(self, module) -> None:
+        if _bypasses(type(module)):
+            self._stack()
+            self.local.bypass.append((id(module), self.recorder.recorded()))
         if isinstance(module, _FAST):
             stack = self._stack()
             stack.append((id(module), _ours(), self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
@@ -63,9 +67,14 @@ class ModuleCalls:
     def leave(self, module, args, kwargs, root: bool = False) -> None:
         if root and isinstance((kwargs or {}).get("position_ids"), torch.Tensor):
             self.recorder.record("forward", _positions, (kwargs["position_ids"], kwargs.get("attention_mask")))
+        stack = self._stack()
+        if self.local.bypass and self.local.bypass[-1][0] == id(module):
+            _, before = self.local.bypass.pop()
+            mask = _mask_argument(module, args, kwargs)
+            if mask is not None and self.recorder.recorded() == before:  # nothing inside saw its attention
+                self.recorder.record("hf", _argument_call, (module, args, mask))
         if not isinstance(module, _FAST):
             return
-        stack = self._stack()
         while stack and stack[-1][0] != id(module):
             stack.pop()
         if not stack:
@@ -96,6 +105,53 @@ class ModuleCalls:
         record = self.recorder.record("mha", _layer_call, (layer, src, mask, padding, is_causal,
                                                            self.names.get(id(layer))))
         return record
+
+
+#: class -> the index of `attention_mask` among its forward's parameters, or
+#: None when it is not a transformers attention module that takes one
+_BYPASS: dict = {}
+
+
+def _bypasses(cls) -> bool:
+    """A transformers attention module (its class named *Attention*) whose
+    forward takes `attention_mask`: if its forward records nothing (its
+    file computes attention itself, as Falcon's eager path does, instead of
+    calling the attention interface), its mask argument is recorded."""
+    known = _BYPASS.get(cls, False)
+    if known is False:
+        known = None
+        if "Attention" in cls.__name__ and cls.__module__.startswith("transformers.models."):
+            import inspect
+
+            try:
+                names = list(inspect.signature(cls.forward).parameters)
+            except (TypeError, ValueError):
+                names = []
+            if "attention_mask" in names:
+                known = names.index("attention_mask") - 1  # without self
+        _BYPASS[cls] = known
+    return known is not None
+
+
+def _mask_argument(module, args, kwargs):
+    """The 3-D or 4-D `attention_mask` tensor a bypassing module was given, or None."""
+    at = _BYPASS[type(module)]
+    mask = (kwargs or {}).get("attention_mask", args[at] if at < len(args) else None)
+    return mask if isinstance(mask, torch.Tensor) and mask.dim() in (3, 4) else None
+
+
+def _argument_call(entry: tuple, store) -> dict:
+    module, args, mask = entry
+    hidden = args[0] if args and isinstance(args[0], torch.Tensor) and args[0].dim() == 3 else None
+    rows, keys = mask.shape[-2], mask.shape[-1]
+    if hidden is not None and rows == 1 and hidden.shape[1] > 1:
+        rows = hidden.shape[1]  # a [B, 1, 1, K] padding mask broadcast over the queries
+    config = getattr(module, "config", None)
+    return {"implementation": getattr(config, "_attn_implementation", None), "via": "module argument",
+            "q_len": rows, "k_len": keys, "batch": hidden.shape[0] if hidden is not None else mask.shape[0],
+            "heads": getattr(module, "num_heads", None), "sliding_window": None, "softcap": None, "scale": None,
+            "module_is_causal": getattr(module, "is_causal", None), "layer_type": None,
+            "mask": tables.sdpa_mask(store, mask, False, rows, keys)}
 
 
 def _layout(attention, query) -> tuple[int, int]:
