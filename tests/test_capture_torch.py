@@ -14,7 +14,8 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 from maskattn_tui.capture.findings import cross_call, primary  # noqa: E402
-from maskattn_tui.capture.manifest import load, mask_path  # noqa: E402
+from maskattn_tui.capture.folder import load  # noqa: E402
+from maskattn_tui.capture.table_files import mask_path  # noqa: E402
 from maskattn_tui.cli import main  # noqa: E402
 
 
@@ -437,13 +438,14 @@ def test_a_manifest_edited_by_hand_is_one_line(tmp_path, capsys):
         F.scaled_dot_product_attention(q, q, q)
     path = tmp_path / "capture.json"
     document = json.loads(path.read_text())
-    for broken, reason in ((lambda d: d["calls"][0].pop("q_len"), "no q_len"),
-                           (lambda d: d["calls"][0]["mask"].update(hashes=[["../../etc/passwd"]]), "not capture's"),
-                           (lambda d: d.update(calls={}), "not a list")):
+    for broken, reason in ((lambda d: d["calls"][0].pop("q_len"), "calls[0]: `q_len` is missing"),
+                           (lambda d: d["calls"][0]["mask"].update(hashes=[["../../etc/passwd"]]),
+                            "calls[0]: `mask.hashes` is [[\"../../etc/passwd\"]], not what capture writes"),
+                           (lambda d: d.update(calls={}), "capture.json: `calls` is {}, not what capture writes")):
         copy = json.loads(json.dumps(document))
         broken(copy)
         path.write_text(json.dumps(copy))
         capsys.readouterr()
         assert main(["doctor", str(tmp_path)]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "is not a capture manifest" in err and reason in err
+        assert err.count("\n") == 1 and reason in err, err

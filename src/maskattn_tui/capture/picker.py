@@ -7,8 +7,9 @@ file (doctor.mask_open), with the picker on the document."""
 
 from __future__ import annotations
 
-from maskattn_tui.capture import manifest
+from maskattn_tui.capture import folder as capture_folder
 from maskattn_tui.capture.findings import cross_call, primary
+from maskattn_tui.capture.table_files import CallsNote, read_table_of
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 
@@ -22,7 +23,7 @@ class CallPicker:
         self.entries: list[tuple[dict, int, int, str]] = []
         for call in primary(document["calls"]):
             mask = call.get("mask") or {}
-            for b, row in enumerate(mask.get("hashes", [])):
+            for b, row in enumerate(mask.get("hashes") or []):
                 for h, digest in enumerate(row):
                     self.entries.append((call, b, h, digest))
         if not self.entries:
@@ -56,14 +57,21 @@ class CallPicker:
         return self._moved(next(i for i, e in enumerate(self.entries) if e[3] == self.distinct[at]))
 
     def open(self):
+        """Mask mode's document for this slice; MaskattnError (naming the
+        calls) when its table is refused."""
         from maskattn_tui.doctor.mask_open import open_mask
 
-        doc = open_mask(manifest.mask_path(self.folder, self.entry[3]))
+        call, _, _, digest = self.entry
+        try:
+            loaded = read_table_of(self.folder, digest, [call])
+        except MaskattnError as problem:
+            raise CallsNote([call], problem) from None
+        doc = open_mask(loaded[1].path, loaded=loaded)
         doc.capture = self
-        self._real_scores(doc)
+        self._real_scores(doc, loaded[0])
         return doc
 
-    def _real_scores(self, doc) -> None:
+    def _real_scores(self, doc, table) -> None:
         """capture --weights: the slice's q·kᵀ·scale + mask as the bars' scores
         (an SDPA call inside an HF layer reads the q and k its layer kept)."""
         call, b, h, digest = self.entry
@@ -77,7 +85,7 @@ class CallPicker:
         from maskattn_tui.capture.real_weights import call_scores
         from maskattn_tui.doctor.mask_open import check_finite
 
-        scores = call_scores(self.folder, call, b, h, np.load(manifest.mask_path(self.folder, digest)))
+        scores = call_scores(self.folder, call, b, h, np.asarray(table))
         if scores is None:
             return
         try:
@@ -103,5 +111,16 @@ class CallPicker:
 
 
 def open_capture(folder: str):
-    """Mask mode's document for a capture folder: its first call's first slice."""
-    return CallPicker(folder, manifest.load(folder)).open()
+    """Mask mode's document for a capture folder: its first slice whose
+    table can be read (none: the first one's reason, one line)."""
+    picker = CallPicker(folder, capture_folder.load(folder))
+    first, tried = None, set()
+    for index, entry in enumerate(picker.entries):
+        if entry[3] in tried:
+            continue
+        tried.add(entry[3])
+        try:
+            return (picker if index == 0 else CallPicker(folder, picker.document, index, picker.found)).open()
+        except MaskattnError as problem:
+            first = first or problem
+    raise first

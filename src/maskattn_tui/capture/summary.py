@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from maskattn_tui.capture.manifest import mask_hashes
+from maskattn_tui.capture.folder import mask_hashes
 from maskattn_tui.i18n import t
 
 

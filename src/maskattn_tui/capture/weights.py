@@ -60,7 +60,3 @@ def keep(qk: QkStore, q: torch.Tensor, k: torch.Tensor, scale, softcap=None) -> 
     return {"q": qk.put(q), "k": qk.put(k), "all": everything, "batch": q.shape[0], "heads": q.shape[1],
             "kv_heads": k.shape[1], "group": heads // kv_heads, "scale": float(scale),
             "softcap": float(softcap) if isinstance(softcap, (int, float)) and softcap else None}
-
-
-def qk_path(folder: str, digest: str) -> str:
-    return os.path.join(folder, "qk", digest + ".npy")
