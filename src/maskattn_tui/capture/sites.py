@@ -59,6 +59,10 @@ def frames(depth: int = 2) -> tuple[str | None, str | None]:
     return near, user
 
 
+def _inside(model, module) -> bool:
+    return any(sub is module for sub in model.modules())
+
+
 class Sites:
     """The module stack of each thread, the forward counter and the
     generation step, kept by global forward pre- and post-hooks."""
@@ -70,6 +74,7 @@ class Sites:
         self._roots: dict[int, weakref.ref] = {}
         self._generate = None  # the frame of the generate() call being followed
         self._step = -1
+        self._model_ran = False  # the generating model's own forward has run in this generate()
         self._handles: list = []
         #: called at every outermost forward (capture installs transformers' hooks then, if it can)
         self.on_root = None
@@ -121,27 +126,36 @@ class Sites:
 
     def _root(self, module) -> None:
         """A forward with no module around it: a new forward (and, inside
-        generate(), its next step). Its submodules' paths are named once."""
+        generate(), its next step). Paths are named from the outermost model
+        known: inside generate() that is the model generating, so its
+        encoder, run alone first, is still `model.encoder.layers.0.self_attn`."""
         self.forward += 1
         if self.on_root is not None:
             self.on_root()
-        ref = self._roots.get(id(module))
-        if ref is None or ref() is not module:
-            for name, sub in module.named_modules():
-                self._names[id(sub)] = name or type(module).__name__
-            self._roots[id(module)] = weakref.ref(module)
         frame = sys._getframe(2)
         while frame is not None:
             code = frame.f_code
             if code.co_name == "generate" and "generation" in code.co_filename:
                 break
             frame = frame.f_back
+        model = frame.f_locals.get("self") if frame is not None else None
+        owner = model if isinstance(model, torch.nn.Module) and (model is module or _inside(model, module)) \
+            else module
+        ref = self._roots.get(id(owner))
+        if ref is None or ref() is not owner:
+            for name, sub in owner.named_modules():
+                self._names[id(sub)] = name or type(owner).__name__
+            self._roots[id(owner)] = weakref.ref(owner)
         if frame is None:
             self._generate, self._step = None, -1
-        elif frame is self._generate:
-            self._step += 1
-        else:
-            self._generate, self._step = frame, 0
+            return
+        if frame is not self._generate:
+            self._generate, self._step, self._model_ran = frame, 0, False
+        # the step moves on with each forward of the model itself (an encoder run first is the prefill's)
+        if module is owner:
+            if self._model_ran:
+                self._step += 1
+            self._model_ran = True
 
     def where(self) -> dict:
         """The innermost module of this thread, its layer index, the

@@ -187,6 +187,7 @@ def _layer_call(entry: tuple, store) -> dict:
     return {"q_len": rows, "k_len": rows, "batch": batch, "heads": attention.num_heads,
             "dtype": str(attention.in_proj_weight.dtype).removeprefix("torch."), "is_causal": bool(is_causal),
             "dropout_p": float(attention.dropout), "training": layer.training, "via": "encoder fast path", "layer_path": path,
+            **({"site": path} if path else {}),  # the layer's own path, also when recorded at its encoder's end
             "mask": masks.pop("merged"), **masks}
 
 
