@@ -176,15 +176,16 @@ def _run_expect(folder: str, document: dict, args, lang: str) -> int:
                 if args.batch is not None and b != min(args.batch, len(mask["hashes"]) - 1) or \
                         args.head is not None and h != min(args.head, len(row) - 1):
                     continue
+                key = (digest, call["q_len"], call["k_len"])  # each table read once, checked per call shape
                 try:
-                    if digest not in tables:
-                        tables[digest] = read_table_of(folder, digest, [call])[0]
+                    if key not in tables:
+                        tables[key] = read_table_of(folder, digest, [call])[0]
                 except MaskattnError as problem:
-                    tables[digest] = problem
-                if isinstance(tables[digest], MaskattnError):
-                    left_out.append(CallsNote([call], tables[digest]))
+                    tables[key] = problem
+                if isinstance(tables[key], MaskattnError):
+                    left_out.append(CallsNote([call], tables[key]))
                     continue
-                table = tables[digest]
+                table = tables[key]
                 options = _expect_options(table.shape, args)
                 result = expect(table, options, _polarity(call) or args.polarity or "attend", digest)
                 results.append((call, b, h, table.shape, options, result))

@@ -94,7 +94,9 @@ class CallPicker:
             return
         doc.scores, doc.real = scores, True
 
-    def label(self, lang: str) -> str:
+    def label(self, lang: str, keys: bool = True) -> str:
+        """Which call and slice this is (and what was left out); `keys`: the
+        keys that step (the app's title, not a printout)."""
         from maskattn_tui.capture.summary import steps_text
 
         call, b, h, digest = self.entry
@@ -102,7 +104,14 @@ class CallPicker:
         return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
                  calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
                  steps=steps_text([call], lang), q=call["q_len"], k=call["k_len"], b=b, h=h,
-                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang) + t("capture.picker.keys", lang)
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + \
+            self._findings(lang) + self._left_out(lang) + (t("capture.picker.keys", lang) if keys else "")
+
+    def _left_out(self, lang: str) -> str:
+        """What the folder's reader did not use (its lines, calls, files): how many, and where they are told."""
+        notes = self.document.get("notes") or []
+        count = len(notes) + getattr(notes, "more", 0)
+        return t("capture_folder.picker_left_out", lang, count=count) if count else ""
 
     def _findings(self, lang: str) -> str:
         codes = [f"{t('doctor.level.' + f['level'], lang)}: {f['code']}" for f in self.found

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.text import Text
 
 from maskattn_tui.model.mask_model import new_state
 from maskattn_tui.render.blocks import AtWidth, TextBlock
@@ -34,6 +35,9 @@ def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | 
     state = new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block)
     twin = twin_tables(doc, state, lang, table_sources(doc, state, tokens), palette, width)
     console.print(rule([Segment(palette.tr(doc.path), palette.style("title"))], palette))
+    picker = getattr(doc, "capture", None)
+    if picker is not None:  # a capture folder: which call and slice this table is (text, never markup)
+        console.print(Text(palette.tr(picker.label(lang, keys=False))))
     console.print(TextBlock([twin.window(y, 0, width) for y in range(twin.height)]), crop=False)
     console.print(BLANK)
     console.print(AtWidth(lambda w: row_bars(doc, state, lang, palette, w, min(BAR_KEYS, tables.keys))), crop=False)
