@@ -158,7 +158,7 @@ def _hf_mask(entry: tuple, store) -> dict:
             "padding_mask": None if padding is None else {**tables.describe(padding),
                                                           "hash": store.put(padding.reshape(padding.shape[0], -1))
                                                           if padding.dim() == 2 else None},
-            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out)}
+            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out, values=False)}
 
 
 def _int(value):

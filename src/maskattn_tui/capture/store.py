@@ -4,8 +4,9 @@ A call's mask is cut into the 2-D slices it means (one per batch row and
 head it really varies over: a broadcast or expanded axis gives one slice);
 each slice is hashed by its dtype, shape and bytes, and written only the
 first time that hash is seen. A tensor seen again unchanged (same object,
-same `_version`) is not hashed again: a 32-layer model passing one mask to
-every layer hashes it once."""
+same `_version`) is not read again at all: a 32-layer model passing one
+mask to every layer hashes it once. A float mask's range (-inf, the lowest
+finite value) is read from its distinct slices, with no copy of the mask."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ class MaskStore:
         self.known: set[str] = {n[:-4] for n in os.listdir(self.folder) if n.endswith(".npy")}
         # id(tensor) -> (weakref, _version, result): the same unchanged tensor again
         self._seen: dict[int, tuple] = {}
+        # hash -> (has -inf, lowest finite value) of a float table
+        self._ranges: dict[str, tuple] = {}
 
     def slices(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
         """The slice map of a mask of any broadcast shape, as it applies to
@@ -60,6 +63,8 @@ class MaskStore:
                 and entry[1] == (version, rows, keys):
             return entry[2]
         result = self._cut(tensor, rows, keys)
+        if tensor.is_floating_point():
+            result = {**result, **self._range(result)}
         if version is not None:
             try:
                 self._seen[key] = (weakref.ref(tensor), (version, rows, keys), result)
@@ -78,6 +83,13 @@ class MaskStore:
         hashes = [[self.put(t[b, h].expand(rows, keys)) for h in range(heads)] for b in range(batch)]
         return {"batch": batch, "heads": heads, "hashes": hashes}
 
+    def _range(self, result: dict) -> dict:
+        """neg_inf / min (the lowest finite value) of a float mask, from its
+        distinct slices (which hold every value it has): no copy of the mask."""
+        ranges = [self._ranges[h] for row in result["hashes"] for h in row]
+        lows = [low for _, low in ranges if low is not None]
+        return {"neg_inf": any(neg for neg, _ in ranges), "min": min(lows) if lows else None}
+
     def put(self, table) -> str:
         """Store one 2-D table (a tensor or numpy array), if new; its hash."""
         import numpy as np  # (numpy is imported by the doctor only, lazily elsewhere)
@@ -87,6 +99,10 @@ class MaskStore:
             table = table.to(_AS_NUMPY.get(table.dtype, table.dtype)).cpu().contiguous().numpy()
         table = np.ascontiguousarray(table)
         digest = _digest(table)
+        if digest not in self._ranges and table.dtype.kind == "f" and table.size:
+            with np.errstate(invalid="ignore"):
+                low = np.min(table, where=table != -np.inf, initial=np.inf)
+            self._ranges[digest] = (bool((table == -np.inf).any()), float(low) if np.isfinite(low) else None)
         if digest not in self.known:
             path = os.path.join(self.folder, digest + ".npy")
             partial = f"{path}.{os.getpid()}.part"
