@@ -30,7 +30,7 @@ import os
 import re
 import stat
 
-from maskattn_tui.capture.records import SCHEMA, checked_call, needs_printing, printable_strings, shown_value
+from maskattn_tui.capture.records import SCHEMA, checked_call, printable_json, shown_value
 from maskattn_tui.errors import MaskattnError
 
 MANIFEST = "capture.json"
@@ -166,9 +166,17 @@ _PAIR = re.compile(r"\[\]|\{\}")
 
 
 def _too_deep(text: str) -> bool:
-    """Brackets nested deeper than MAX_DEPTH (strings aside), found by
-    peeling the innermost pairs once per level (C-speed passes, no recursion)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    """Brackets nested deeper than MAX_DEPTH, strings aside. First the
+    brackets alone (two C-speed passes over the text); only when they look
+    too deep are the strings taken out and the brackets counted again (a
+    bracket inside a string is not nesting). A file that hides its depth
+    behind brackets in strings meets the parser's own limit (RecursionError,
+    caught) or is merely deep, which nothing here walks."""
+    return _peel_deep(_NOT_BRACKET.sub("", text)) and _peel_deep(_NOT_BRACKET.sub("", _STRING.sub("", text)))
+
+
+def _peel_deep(brackets: str) -> bool:
+    """Innermost pairs peeled once per level (no recursion)."""
     for _ in range(MAX_DEPTH):
         if not brackets:
             return False
@@ -259,7 +267,7 @@ def _lines(shown: str, data: bytes, notes: Notes, check: bool):
                 raise Refused(shown, "line_long", line=number, size=_size(len(raw)), limit=_size(LINE_LIMIT))
             try:
                 text = _decoded(raw, shown, number)
-                record = parse(text, shown, number)
+                record = parse(printable_json(text) if check else text, shown, number)
             except Refused:
                 if number == len(lines):  # no end of line: the writer stopped in the middle of it
                     raise Refused(shown, "cut_short", line=number) from None
@@ -272,7 +280,7 @@ def _lines(shown: str, data: bytes, notes: Notes, check: bool):
         except Refused as refused:
             notes.add(refused)
             continue
-        yield printable_strings(record) if check and needs_printing(text) else record
+        yield record
 
 
 # --- the manifest ----------------------------------------------------------------
@@ -309,12 +317,9 @@ def _manifest(folder: str, dir_fd: int, notes: Notes) -> dict:
         if not any(_CALLS_NAME.fullmatch(n) for n in os.listdir(dir_fd)):
             raise MaskattnError("capture_no_manifest", folder=folder) from None
         return {"schema": SCHEMA, "complete": False, "manifest": False}
-    text = _decoded(_read_all(fd, MANIFEST_LIMIT, shown), shown)
-    document = parse(text, shown)
+    document = parse(printable_json(_decoded(_read_all(fd, MANIFEST_LIMIT, shown), shown)), shown)
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         raise Refused(shown, "schema", schema=SCHEMA)
-    if needs_printing(text):
-        document = printable_strings(document)
     for field, kind in (("command", list), ("exception", str), ("exit_status", int)):
         value = document.get(field)
         if value is not None and (type(value) is not kind or kind is list and

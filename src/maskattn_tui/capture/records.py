@@ -3,15 +3,14 @@ each one): the fields the readers use (findings, summary, the doctor, the
 picker), with the types capture writes. A record from a folder someone
 sent may hold anything; one that does not fit is left out with a note
 naming the field, never read into an AttributeError or a KeyError later.
-Also `printable_strings`: every string of a record with its control
-characters escaped, so that a manifest's command or site cannot drive the
-terminal wherever it is shown (the report, --json, the app's title)."""
+Also `printable_json`: the JSON text with its control characters escaped
+before it is parsed."""
 
 from __future__ import annotations
 
 import re
 
-from maskattn_tui.printable import CONTROL, escaped
+from maskattn_tui.printable import escaped
 
 SCHEMA = "maskattn-capture/1"
 #: The kinds of call that are one attention each (the others: hf-mask, forward).
@@ -115,21 +114,32 @@ def checked_call(record: dict, numbered: bool = False) -> tuple[str, dict] | Non
     return problem
 
 
-_SUSPECT = re.compile(r"\\[nrtbfu]|[^\x20-\x7e]")
+#: A control character as JSON text writes it: \u001b, \u0085, \u202e, \n, after a
+#: run of backslashes (an escape when the run is odd: "\\n" is a backslash and an n).
+#: The literal backslash first lets the scan skip to each one.
+_JSON_CONTROL = re.compile(r'(\\+)(u00(?:[01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])|u20(?:2[a-eA-E]|6[6-9])|[nrtbf])')
+#: ... and raw in the text (JSON allows DEL, C1 and the bidi overrides unescaped).
+_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_LETTERS = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 
 
-def printable_strings(value):
-    """`value` (parsed JSON) with every string's control characters escaped."""
-    if isinstance(value, str):
-        return escaped(value) if CONTROL.search(value) else value
-    if isinstance(value, dict):
-        return {key: printable_strings(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [printable_strings(item) for item in value]
-    return value
+def _as_json(shown: str) -> str:
+    return shown.replace("\\", "\\\\")
 
 
-def needs_printing(text: str) -> bool:
-    """Whether the JSON text may hold a control character (an escape or a
-    non-ASCII character): else its strings need no pass."""
-    return _SUSPECT.search(text) is not None
+def _one(match: re.Match[str]) -> str:
+    run, code = match[1], match[2]
+    if len(run) % 2 == 0:  # backslashes escaping each other, then plain letters
+        return match[0]
+    char = _LETTERS[code] if len(code) == 1 else chr(int(code[1:], 16))
+    return run[:-1] + _as_json(escaped(char))
+
+
+def printable_json(text: str) -> str:
+    """JSON text whose strings, once parsed, hold every control character
+    as an escape (\x1b, \n, \u202e): the one pass over the text, C-speed,
+    that keeps a manifest's command or site from driving the terminal
+    wherever it is shown (the report, --json, the app's title)."""
+    if "\\" not in text and not _RAW.search(text):
+        return text
+    return _RAW.sub(lambda m: _as_json(escaped(m[0])), _JSON_CONTROL.sub(_one, text))
