@@ -59,6 +59,23 @@ class Recorder:
         finally:
             self._local.within, self._local.q_len = previous
 
+    def quiet(self) -> bool:
+        """Inside a call already being recorded whole (the SDPA inside
+        F.multi_head_attention_forward, an nn.MultiheadAttention module's
+        own F call, flex's inner dispatch): not recorded again."""
+        return getattr(self._local, "hush", 0) > 0
+
+    def hush(self, by: int) -> None:
+        self._local.hush = getattr(self._local, "hush", 0) + by
+
+    @contextlib.contextmanager
+    def hushed(self):
+        self.hush(1)
+        try:
+            yield
+        finally:
+            self.hush(-1)
+
     def recorded(self) -> int:
         """How many calls this thread has recorded (one attention module's
         forward recorded nothing when the number did not change)."""

@@ -6,9 +6,8 @@ code (or, through capture.run, of a whole script).
         model.generate(**batch, max_new_tokens=3)
     print(cap.summary())
 
-On: the TorchFunctionMode (mode.py) in this thread and in every thread
-started meanwhile (Thread.run is wrapped: modes are per thread), the
-module hooks that name the calls (sites.py), transformers' registries
+On: the wrapped attention functions (mode.py; every thread sees them),
+the module hooks that name the calls (sites.py), transformers' registries
 (hf.py), a fresh calls file in a forked child. Off again on exit, even
 when the block raises (the exception passes on, the manifest says it)."""
 
@@ -17,13 +16,12 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import threading
 import time
 import traceback
 
 from maskattn_tui.capture import manifest
 from maskattn_tui.capture.hf import HfHooks
-from maskattn_tui.capture.mode import CaptureMode
+from maskattn_tui.capture.mode import CallPatches
 from maskattn_tui.capture.recorder import Recorder
 from maskattn_tui.capture.torch_modules import ModuleCalls
 from maskattn_tui.errors import MaskattnError
@@ -101,14 +99,13 @@ class Capture:
 
     def __enter__(self) -> "Capture":
         self.open()
-        self._mode = CaptureMode(self._recorder)
+        self._calls = CallPatches(self._recorder)
         self._hf = HfHooks(self._recorder)
         self._recorder.sites.install()
         self._recorder.sites.on_root = self._hf.install
         self._recorder.sites.modules = ModuleCalls(self._recorder, self._recorder.sites._names)
         self._hf.install()
-        self._mode.__enter__()
-        self._wrap_threads()
+        self._calls.install()
         global _FORK_HOOKED
         if not _FORK_HOOKED and hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -128,10 +125,8 @@ class Capture:
         import torch
 
         _ACTIVE.remove(self)
-        if threading.Thread.run is self._captured_run:  # else a capture nested in this one is still on
-            threading.Thread.run = self._thread_run
         try:
-            self._mode.__exit__(None, None, None)
+            self._calls.remove()
         finally:
             self._hf.remove()
             self._recorder.sites.remove()
@@ -141,19 +136,6 @@ class Capture:
                 self.document = manifest.write(self.dir, self._header(torch), complete=True)
         finally:
             self._unlock()
-
-    def _wrap_threads(self) -> None:
-        """Threads started while capture is on run under the mode too."""
-        self._thread_run = run = threading.Thread.run
-        mode_of = self
-
-        def captured_run(thread):
-            if mode_of not in _ACTIVE:
-                return run(thread)
-            with CaptureMode(mode_of._recorder):
-                return run(thread)
-
-        threading.Thread.run = self._captured_run = captured_run
 
     def _header(self, torch) -> dict:
         transformers = sys.modules.get("transformers")

@@ -109,8 +109,7 @@ class Sites:
         stack = self._stack()
         if not stack:
             self._root(module)
-        stack.append((id(module), self._names.get(id(module)) or type(module).__name__,
-                      getattr(module, "layer_idx", None)))
+        stack.append((id(module), module))  # named only when a call is recorded (most modules never are)
         if self.modules is not None:
             self.modules.enter(module)
 
@@ -161,9 +160,10 @@ class Sites:
         """The innermost module of this thread, its layer index, the
         forward and the generation step (None outside generate)."""
         stack = self._stack()
-        site, layer = (stack[-1][1], stack[-1][2]) if stack else (None, None)
-        if layer is None:
-            layer = next((entry[2] for entry in reversed(stack) if entry[2] is not None), None)
+        site = (self._names.get(stack[-1][0]) or type(stack[-1][1]).__name__) if stack else None
+        # layer_idx is a plain attribute (vars(), not getattr: nn.Module's __getattr__ raises when it is absent)
+        layer = next((vars(entry[1]).get("layer_idx") for entry in reversed(stack)
+                      if vars(entry[1]).get("layer_idx") is not None), None)
         return {"site": site, "layer": layer if isinstance(layer, int) else None,
                 "forward": self.forward if stack else None,
                 "generate_step": self._step if stack and self._generate is not None else None}

@@ -1,11 +1,9 @@
 """nn.MultiheadAttention and the Transformer encoder, recorded from their
-module hooks rather than by the mode. While a TorchFunctionMode is on,
-these modules leave their fast paths (they test has_torch_function), which
-changes results in the last bits; so capture takes its mode off the stack
-for the duration of such a module's forward (the fast path runs as without
-capture) and records the call from the module's own arguments after it:
-attn_mask, key_padding_mask and their merge, as the mode records
-F.multi_head_attention_forward. An encoder layer whose fast path skipped
+module hooks: their fast paths never call F.multi_head_attention_forward,
+so each such module's call is recorded from its own arguments after it
+(attn_mask, key_padding_mask and their merge, as mode.py records
+F.multi_head_attention_forward), and the F call inside, when the slow path
+makes one, is not recorded twice. An encoder layer whose fast path skipped
 its self_attn module is recorded itself; inside an encoder that packed the
 batch into a nested tensor, with the encoder's masks."""
 
@@ -22,19 +20,6 @@ _MHA_NAMES = ("query", "key", "value", "key_padding_mask", "need_weights", "attn
               "is_causal")
 _LAYER_NAMES = ("src", "src_mask", "src_key_padding_mask", "is_causal")
 _ENCODER_NAMES = ("src", "mask", "src_key_padding_mask", "is_causal")
-
-
-def _ours() -> list:
-    """Pop every capture mode on top of this thread's mode stack."""
-    from maskattn_tui.capture.mode import CaptureMode
-
-    popped = []
-    while torch._C._len_torch_function_stack():
-        top = torch._C._get_function_stack_at(torch._C._len_torch_function_stack() - 1)
-        if not isinstance(top, CaptureMode):
-            break
-        popped.append(torch._C._pop_torch_function_stack())
-    return popped
 
 
 def _bound(names, args, kwargs) -> dict:
@@ -62,7 +47,8 @@ class ModuleCalls:
             self.local.bypass.append((id(module), self.recorder.recorded()))
         if isinstance(module, _FAST):
             stack = self._stack()
-            stack.append((id(module), _ours(), self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
+            self.recorder.hush(1)  # its F.multi_head_attention_forward is recorded from here
+            stack.append((id(module), None, self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
 
     def leave(self, module, args, kwargs, root: bool = False) -> None:
         if root and isinstance((kwargs or {}).get("position_ids"), torch.Tensor):
@@ -70,16 +56,19 @@ class ModuleCalls:
         stack = self._stack()
         if self.local.bypass and self.local.bypass[-1][0] == id(module):
             _, before = self.local.bypass.pop()
-            mask = _mask_argument(module, args, kwargs)
-            if mask is not None and self.recorder.recorded() == before:  # nothing inside saw its attention
-                self.recorder.record("hf", _argument_call, (module, args, mask))
+            if self.recorder.recorded() == before:  # nothing inside saw its attention
+                mask = _mask_argument(module, args, kwargs)
+                if mask is not None:
+                    self.recorder.record("hf", _argument_call, (module, args, mask))
         if not isinstance(module, _FAST):
             return
         while stack and stack[-1][0] != id(module):
             stack.pop()
+            self.recorder.hush(-1)
         if not stack:
             return
-        _, popped, mha_before, _ = stack.pop()
+        _, _, mha_before, _ = stack.pop()
+        self.recorder.hush(-1)
         try:
             if isinstance(module, torch.nn.MultiheadAttention):
                 self.local.mha += 1
@@ -97,9 +86,8 @@ class ModuleCalls:
                 pending, self.local.pending = self.local.pending, []
                 for layer in pending:
                     self._layer(layer, a.get("src"), a.get("mask"), a.get("src_key_padding_mask"), a.get("is_causal"))
-        finally:
-            for mode in reversed(popped):
-                torch._C._push_on_torch_function_stack(mode)
+        except Exception:  # noqa: BLE001 - a recording error must not reach the run (record() notes its own)
+            pass
 
     def _layer(self, layer, src, mask, padding, is_causal) -> None:
         record = self.recorder.record("mha", _layer_call, (layer, src, mask, padding, is_causal,
