@@ -420,3 +420,35 @@ def test_escaping_the_json_text_is_escaping_each_parsed_string(value, ascii_only
 
     text = json.dumps(value, ensure_ascii=ascii_only)
     assert json.loads(printable_json(text)) == _escaped_strings(value)
+
+
+# --- the app --------------------------------------------------------------------------
+
+
+async def test_the_app_title_shows_a_hostile_site_escaped_and_steps_past_a_refused_table(folder, tmp_path):
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui.mask_screen import MaskScreen
+
+    document = json.loads((folder / "capture.json").read_text())
+    document["calls"][0]["site"] = "evil\x1b]0;owned\x07\x1b[2J"
+    (folder / "capture.json").write_text(json.dumps(document))
+    outside = tmp_path / "outside.npy"
+    np.save(outside, np.ones((1, 5), bool))
+    target = folder / "masks" / f"{hashes(folder)[1]}.npy"
+    target.unlink()
+    target.symlink_to(outside)
+    notices = []
+    app = make_app(mask=open_capture(str(folder)))
+    async with app.run_test(size=(160, 30)) as pilot:
+        app.notify = lambda message, **kw: notices.append(message)
+        await pilot.pause()
+        assert isinstance(app.screen, MaskScreen)
+        shown = str(app.screen.query_one("#mask-title").render())
+        assert "evil\\x1b]0;owned\\x07\\x1b[2J" in shown and "\x1b" not in shown and "\x07" not in shown
+        await pilot.press("n")  # call 1's table is a link out of the folder: said, and stepped over
+        await pilot.pause()
+        assert len(notices) == 1 and "call(s) #1:" in notices[0] and "a symbolic link" in notices[0], notices
+        assert "call 2 (3/3)" in str(app.screen.query_one("#mask-title").render())
+        await pilot.press("M")  # back over the refused distinct mask to the first
+        await pilot.pause()
+        assert "call 0 (1/3)" in str(app.screen.query_one("#mask-title").render()) and len(notices) == 2
