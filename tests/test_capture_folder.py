@@ -452,3 +452,23 @@ async def test_the_app_title_shows_a_hostile_site_escaped_and_steps_past_a_refus
         await pilot.press("M")  # back over the refused distinct mask to the first
         await pilot.pause()
         assert "call 0 (1/3)" in str(app.screen.query_one("#mask-title").render()) and len(notices) == 2
+
+
+def test_without_descriptor_relative_opening_links_and_fifos_are_still_refused(folder, tmp_path, capsys,
+                                                                              monkeypatch):
+    """Where the system has no dir_fd (folder._AT false), names are joined to the
+    folder's path and each is still looked at without following links."""
+    from maskattn_tui.capture import folder as reader
+
+    monkeypatch.setattr(reader, "_AT", False)
+    outside = tmp_path / "outside.npy"
+    np.save(outside, np.tril(np.ones((7, 7), bool)))
+    target = folder / "masks" / f"{hashes(folder)[2]}.npy"
+    target.unlink()
+    target.symlink_to(outside)
+    calls = without_manifest(folder)
+    os.mkfifo(folder / "calls-2.jsonl")
+    code, out, err = doctor(capsys, folder)
+    assert code == 0 and err == "" and "3 attention calls" in out
+    assert f"call(s) #2: {target}: a symbolic link" in out and "calls-2.jsonl: a pipe (FIFO)" in out
+    assert calls.exists()

@@ -4,7 +4,8 @@ files (capture.json, calls-*.jsonl, masks/<hash>.npy, qk/<hash>.npy), for
 writer's join. A folder may come from anyone, so:
 
 - only regular files with one name, inside the folder: every name is
-  opened relative to the folder's own descriptor with O_NOFOLLOW (a
+  opened relative to the folder's own descriptor (where the system can)
+  with O_NOFOLLOW (a
   symlink, also `masks/` as one, is refused, never followed), after an
   lstat, with O_NONBLOCK and checked again on the descriptor (a FIFO or a
   device is refused before any read: nothing blocks, /dev/zero is not read);
@@ -14,8 +15,8 @@ writer's join. A folder may come from anyone, so:
   it is parsed (no RecursionError), strictly (no NaN), and each calls line
   for length; UTF-8 errors are named with the file and the line;
 - each call's fields are type-checked (records.py); a mask file must hold
-  the call's (q_len, k_len) table and hash to its own name (so a table
-  cannot stand in for another, nor an outside file for a mask);
+  the call's (q_len, k_len) table and hash to its own name (table_files.py:
+  a table cannot stand in for another, nor an outside file for a mask);
 - what cannot be used is said, once: a refused file or line becomes a note
   (a MaskattnError, told in the reader's language) and the rest is read;
   when nothing is usable, the first reason is raised (one line, exit 2).
@@ -46,7 +47,12 @@ MAX_DEPTH = 32
 NOTES_KEPT = 50
 
 _CALLS_NAME = re.compile(r"calls-.*\.jsonl")
-_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_FLAG = {name: getattr(os, name, 0) for name in ("O_NOFOLLOW", "O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_DIRECTORY")}
+_OPEN = os.O_RDONLY | _FLAG["O_NOFOLLOW"] | _FLAG["O_NONBLOCK"] | _FLAG["O_NOCTTY"] | _FLAG["O_CLOEXEC"]
+_OPEN_DIR = os.O_RDONLY | _FLAG["O_DIRECTORY"] | _FLAG["O_CLOEXEC"]
+#: Names opened relative to the folder's descriptor where the system can
+#: (POSIX); elsewhere by path, each still looked at without following links.
+_AT = {os.open, os.stat} <= os.supports_dir_fd and os.listdir in os.supports_fd
 _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "fifo"),
           (stat.S_ISCHR, "char"), (stat.S_ISBLK, "block"), (stat.S_ISSOCK, "socket"))
 
@@ -84,26 +90,41 @@ class Notes(list):
 # --- files -----------------------------------------------------------------------
 
 
-def open_dir(folder: str) -> int:
+def open_dir(folder: str) -> int | str:
+    """The folder, as a descriptor names are opened relative to (or its path)."""
+    if not os.path.isdir(folder):
+        raise MaskattnError("capture_not_folder", folder=folder)
+    if not _AT:
+        return folder
     try:
-        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        return os.open(folder, _OPEN_DIR)
     except OSError:
         raise MaskattnError("capture_not_folder", folder=folder) from None
 
 
-def open_entry(dir_fd: int, name: str, shown: str, limit: int) -> tuple[int, os.stat_result]:
-    """(descriptor, its stat) of the regular file `name` in the folder of
-    `dir_fd`: not a link, not special, one name, at most `limit` bytes;
-    else Refused naming `shown` (the name relative to the capture folder)."""
+def close_dir(where: int | str) -> None:
+    if isinstance(where, int):
+        os.close(where)
+
+
+def _at(where: int | str, name: str) -> tuple[str, dict]:
+    return (name, {"dir_fd": where}) if isinstance(where, int) else (os.path.join(where, name), {})
+
+
+def open_entry(where: int | str, name: str, shown: str, limit: int) -> tuple[int, os.stat_result]:
+    """(descriptor, its stat) of the regular file `name` in the folder
+    `where` (open_dir's): not a link, not special, one name, at most
+    `limit` bytes; else Refused naming `shown`."""
+    path, at = _at(where, name)
     try:
-        before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        before = os.stat(path, follow_symlinks=False, **at)
     except FileNotFoundError:
         raise Refused(shown, "missing") from None
     except OSError as exc:
         raise Refused(shown, "unreadable", why=exc.strerror or str(exc)) from None
     _check(before, shown, limit)
     try:
-        fd = os.open(name, _OPEN, dir_fd=dir_fd)
+        fd = os.open(path, _OPEN, **at)
     except OSError as exc:  # replaced since the lstat: a link now (ELOOP) or gone
         raise Refused(shown, "symlink" if exc.errno == errno.ELOOP else "unreadable",
                       why=exc.strerror or str(exc)) from None
@@ -112,7 +133,8 @@ def open_entry(dir_fd: int, name: str, shown: str, limit: int) -> tuple[int, os.
         if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
             raise Refused(shown, "changed")
         _check(info, shown, limit)
-        os.set_blocking(fd, True)  # a regular file: reads never wait anyway
+        if _FLAG["O_NONBLOCK"]:
+            os.set_blocking(fd, True)  # a regular file: reads never wait anyway
         return fd, info
     except BaseException:
         os.close(fd)
@@ -141,19 +163,21 @@ def _read_all(fd: int, limit: int, shown: str) -> bytes:
     return data
 
 
-def subfolder(dir_fd: int, name: str, shown: str) -> int:
-    """masks/ or qk/ of the folder, itself not a link."""
+def subfolder(where: int | str, name: str, shown: str) -> int | str:
+    """masks/ or qk/ of the folder (as open_dir gives it), itself not a link."""
+    path, at = _at(where, name)
     try:
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        info = os.stat(path, follow_symlinks=False, **at)
     except FileNotFoundError:
         raise Refused(shown, "missing") from None
     except OSError as exc:
         raise Refused(shown, "unreadable", why=exc.strerror or str(exc)) from None
     if not stat.S_ISDIR(info.st_mode):
         raise Refused(shown, "symlink" if stat.S_ISLNK(info.st_mode) else "not_folder")
+    if not at:
+        return path
     try:
-        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                       dir_fd=dir_fd)
+        return os.open(path, _OPEN_DIR | _FLAG["O_NOFOLLOW"], **at)
     except OSError as exc:
         raise Refused(shown, "unreadable", why=exc.strerror or str(exc)) from None
 
@@ -224,19 +248,19 @@ def read_calls(folder: str, notes: Notes | None = None, check: bool = True) -> l
     line is a note (added to `notes` when given), never a traceback.
     check=False (the manifest writer joining its own run's files): every
     JSON object is kept as written, a call that failed to record too."""
-    dir_fd = open_dir(folder)
+    where = open_dir(folder)
     try:
-        return _calls(folder, dir_fd, Notes() if notes is None else notes, check)
+        return _calls(folder, where, Notes() if notes is None else notes, check)
     finally:
-        os.close(dir_fd)
+        close_dir(where)
 
 
-def _calls(folder: str, dir_fd: int, notes: Notes, check: bool = True) -> list[dict]:
+def _calls(folder: str, where: int | str, notes: Notes, check: bool = True) -> list[dict]:
     files, budget = [], CALLS_LIMIT
-    for name in sorted(n for n in os.listdir(dir_fd) if _CALLS_NAME.fullmatch(n)):
+    for name in sorted(n for n in os.listdir(where) if _CALLS_NAME.fullmatch(n)):
         shown = os.path.join(folder, name)
         try:
-            fd, info = open_entry(dir_fd, name, shown, budget)
+            fd, info = open_entry(where, name, shown, budget)
             data = _read_all(fd, budget, shown)
         except Refused as problem:
             notes.add(problem)
@@ -291,13 +315,13 @@ def load(folder: str) -> dict:
     printable, and `notes`: what was not used. One line (MaskattnError)
     when it is not a capture folder or nothing in it is usable."""
     notes = Notes()
-    dir_fd = open_dir(folder)
+    where = open_dir(folder)
     try:
-        document = _manifest(folder, dir_fd, notes)
+        document = _manifest(folder, where, notes)
         if not document["complete"]:
-            document["calls"] = _calls(folder, dir_fd, notes)
+            document["calls"] = _calls(folder, where, notes)
     finally:
-        os.close(dir_fd)
+        close_dir(where)
     document["masks"] = masks_of(document["calls"])
     if not document["calls"] and notes:
         raise notes[0]
@@ -305,16 +329,16 @@ def load(folder: str) -> dict:
     return document
 
 
-def _manifest(folder: str, dir_fd: int, notes: Notes) -> dict:
+def _manifest(folder: str, where: int | str, notes: Notes) -> dict:
     """capture.json checked, or a stand-in when there is none (a killed run
     leaves calls files only): `manifest: False`, nothing known of the run."""
     shown = os.path.join(folder, MANIFEST)
     try:
-        fd, _ = open_entry(dir_fd, MANIFEST, shown, MANIFEST_LIMIT)
+        fd, _ = open_entry(where, MANIFEST, shown, MANIFEST_LIMIT)
     except Refused as problem:
         if problem.params["reason"] != "missing":
             raise
-        if not any(_CALLS_NAME.fullmatch(n) for n in os.listdir(dir_fd)):
+        if not any(_CALLS_NAME.fullmatch(n) for n in os.listdir(where)):
             raise MaskattnError("capture_no_manifest", folder=folder) from None
         return {"schema": SCHEMA, "complete": False, "manifest": False}
     document = parse(printable_json(_decoded(_read_all(fd, MANIFEST_LIMIT, shown), shown)), shown)

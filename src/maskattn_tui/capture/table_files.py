@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 
-from maskattn_tui.capture.folder import Refused, open_dir, open_entry, subfolder
+from maskattn_tui.capture.folder import Refused, close_dir, open_dir, open_entry, subfolder
 from maskattn_tui.capture.summary import calls_text
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -47,15 +47,15 @@ def read_table(folder: str, where: str, digest: str, shape: tuple | None = None,
     shown = os.path.join(folder, where, digest + ".npy")
     if not _HASH.fullmatch(digest):
         raise Refused(shown, "name")
-    dir_fd = open_dir(folder)
+    top = open_dir(folder)
     try:
-        sub = subfolder(dir_fd, where, os.path.join(folder, where))
+        sub = subfolder(top, where, os.path.join(folder, where))
         try:
             fd, info = open_entry(sub, digest + ".npy", shown, TABLE_LIMIT)
         finally:
-            os.close(sub)
+            close_dir(sub)
     finally:
-        os.close(dir_fd)
+        close_dir(top)
     with os.fdopen(fd, "rb") as file:
         array = _mapped(file, info.st_size, shown)
     if array.ndim != dims or shape is not None and tuple(array.shape) != tuple(shape):
