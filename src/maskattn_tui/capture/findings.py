@@ -130,10 +130,14 @@ def _layers_differ(calls: list[dict]) -> list[dict]:
 
 def _empty_rows(calls: list[dict], readings: dict) -> list[dict]:
     out = []
+    users: dict[str, list[int]] = {}  # once, not a pass over every call per mask
+    for call in calls:
+        for digest in dict.fromkeys(mask_hashes(call)):
+            users.setdefault(digest, []).append(call["call"])
     for digest, diag in readings.items():
         if diag is None or not diag.empty_row_count:
             continue
-        used = [c["call"] for c in calls if digest in mask_hashes(c)]
+        used = users.get(digest, [])
         if used:
             rows = ", ".join(map(str, diag.empty_rows))
             out.append(_finding("empty-rows", "warning", used, mask=digest, rows=rows, count=diag.empty_row_count))
