@@ -59,6 +59,12 @@ class Recorder:
         finally:
             self._local.within, self._local.q_len = previous
 
+    def _thread_name(self) -> str:
+        name = getattr(self._local, "name", None)
+        if name is None:  # (a thread renamed after its first call keeps its first name)
+            name = self._local.name = threading.current_thread().name
+        return name
+
     def quiet(self) -> bool:
         """Inside a call already being recorded whole (the SDPA inside
         F.multi_head_attention_forward, an nn.MultiheadAttention module's
@@ -94,7 +100,7 @@ class Recorder:
         try:
             near, user = frames(3)
             record = {"kind": kind, **self.sites.where(), "frame": near, "user_frame": user,
-                      "thread": threading.current_thread().name,
+                      "thread": self._thread_name(),
                       "within": getattr(self._local, "within", None)}
         except Exception as exc:  # noqa: BLE001 - capture must not break the run
             record = {"kind": kind, "site_error": repr(exc)[:200]}

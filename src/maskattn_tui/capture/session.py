@@ -101,9 +101,9 @@ class Capture:
         self.open()
         self._calls = CallPatches(self._recorder)
         self._hf = HfHooks(self._recorder)
-        self._recorder.sites.install()
         self._recorder.sites.on_root = self._hf.install
         self._recorder.sites.modules = ModuleCalls(self._recorder, self._recorder.sites._names)
+        self._recorder.sites.install()
         self._hf.install()
         self._calls.install()
         global _FORK_HOOKED

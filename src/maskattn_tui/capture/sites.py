@@ -14,6 +14,7 @@ import weakref
 import torch
 
 _TORCH = os.path.dirname(torch.__file__) + os.sep
+_compiling = torch.compiler.is_compiling
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _LIBRARIES = tuple({os.path.realpath(p) + os.sep for p in
                     (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
@@ -48,8 +49,10 @@ def frames(depth: int = 2) -> tuple[str | None, str | None]:
     and the nearest one outside any installed library (the user's script)."""
     frame = sys._getframe(depth)
     near = user = None
+    kinds = _KINDS
     while frame is not None and user is None:
-        shown, ours, library = _kind(frame.f_code)
+        code = frame.f_code
+        shown, ours, library = kinds.get(code) or _kind(code)
         if not ours:
             here = f"{shown}:{frame.f_lineno}"
             near = near or here
@@ -103,24 +106,31 @@ class Sites:
             stack = self.local.stack = []
         return stack
 
+    # The two hooks run for every module call of the run: kept lean.
     def _enter(self, module, args) -> None:
-        if torch.compiler.is_compiling():
+        if _compiling():
             return
-        stack = self._stack()
+        try:
+            stack = self.local.stack
+        except AttributeError:
+            stack = self._stack()
         if not stack:
             self._root(module)
         stack.append((id(module), module))  # named only when a call is recorded (most modules never are)
-        if self.modules is not None:
-            self.modules.enter(module)
+        self.modules.enter(module)
 
     def _leave(self, module, args, kwargs, output) -> None:
-        if torch.compiler.is_compiling():
+        if _compiling():
             return
-        stack = self._stack()
-        if self.modules is not None:  # named while this module is still the innermost
-            self.modules.leave(module, args, kwargs, root=len(stack) == 1 and stack[0][0] == id(module))
+        try:
+            stack = self.local.stack
+        except AttributeError:
+            stack = self._stack()
+        key = id(module)
+        # told while this module is still the innermost (its own record is named by it)
+        self.modules.leave(module, args, kwargs, root=len(stack) == 1 and stack[0][0] == key)
         while stack:
-            if stack.pop()[0] == id(module):
+            if stack.pop()[0] == key:
                 break
 
     def _root(self, module) -> None:

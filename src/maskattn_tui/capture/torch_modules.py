@@ -42,7 +42,10 @@ class ModuleCalls:
         return stack
 
     def enter(self, module) -> None:
-        if _bypasses(type(module)):
+        bypass = _BYPASS.get(type(module), False)
+        if bypass is False:
+            bypass = _bypasses(type(module))
+        if bypass is not None:
             self._stack()
             self.local.bypass.append((id(module), self.recorder.recorded()))
         if isinstance(module, _FAST):
@@ -51,10 +54,12 @@ class ModuleCalls:
             stack.append((id(module), None, self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
 
     def leave(self, module, args, kwargs, root: bool = False) -> None:
-        if root and isinstance((kwargs or {}).get("position_ids"), torch.Tensor):
+        positions = (kwargs or {}).get("position_ids") if root else None
+        # (one position a row, as in a decode step, cannot restart: nothing to record)
+        if isinstance(positions, torch.Tensor) and positions.shape[-1] > 1:
             self.recorder.record("forward", _positions, (kwargs["position_ids"], kwargs.get("attention_mask")))
         stack = self._stack()
-        if self.local.bypass and self.local.bypass[-1][0] == id(module):
+        if self.local.bypass and self.local.bypass[-1][0] == id(module):  # (checked first: few modules are)
             _, before = self.local.bypass.pop()
             if self.recorder.recorded() == before:  # nothing inside saw its attention
                 mask = _mask_argument(module, args, kwargs)
@@ -100,7 +105,7 @@ class ModuleCalls:
 _BYPASS: dict = {}
 
 
-def _bypasses(cls) -> bool:
+def _bypasses(cls) -> int | None:
     """A transformers attention module (its class named *Attention*) whose
     forward takes `attention_mask`: if its forward records nothing (its
     file computes attention itself, as Falcon's eager path does, instead of
@@ -118,7 +123,7 @@ def _bypasses(cls) -> bool:
             if "attention_mask" in names:
                 known = names.index("attention_mask") - 1  # without self
         _BYPASS[cls] = known
-    return known is not None
+    return known
 
 
 def _mask_argument(module, args, kwargs):
