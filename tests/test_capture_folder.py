@@ -275,6 +275,8 @@ def test_a_torn_utf8_character_at_the_end_is_a_cut_line(folder, capsys):
     assert code == 0 and err == ""
     assert f"{calls} line 3: cut short" in out and "2 attention calls" in out
     assert "no capture.json" in out and "capture of `-`" not in out
+    code, out, _ = doctor(capsys, folder, "--json")
+    assert code == 0 and json.loads(out)["manifest"] is False
 
 
 def test_a_bad_byte_mid_file_is_named_with_its_line_and_column(folder, capsys):
@@ -389,6 +391,9 @@ def test_a_folder_name_with_control_characters_is_escaped(made, tmp_path, capsys
     shutil.copytree(made, odd)
     code, out, _ = doctor(capsys, odd)
     assert code == 0 and "\x1b" not in out and "odd\\x1b[2Jname" in out
+    assert main(["print", "--mask", str(odd), "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "odd\\x1b[2Jname" in out
 
 
 def _escaped_strings(value):

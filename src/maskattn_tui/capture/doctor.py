@@ -142,6 +142,7 @@ def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: 
                       "diagnosis": report.to_json(diag, info, lang)})
     return report.dumps({
         "schema": SCHEMA, "folder": folder, "complete": bool(document.get("complete")),
+        "manifest": document.get("manifest", True),
         "command": document.get("command"), "exception": document.get("exception"),
         "exit_status": document.get("exit_status"), "calls": len(primary(document["calls"])),
         "inner_calls": len(attention_calls(document["calls"])) - len(primary(document["calls"])),

@@ -16,6 +16,7 @@ from maskattn_tui.capture.folder import Refused, close_dir, open_dir, open_entry
 from maskattn_tui.capture.summary import calls_text
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.printable import escaped
 
 #: A mask or q / k file (a 32,768 x 32,768 float32 table is 4 GiB); it is
 #: memory-mapped and hashed, never read whole.
@@ -109,4 +110,5 @@ def read_table_of(folder: str, digest: str, users: list[dict]):
         raise Refused(mask_path(folder, digest), "shapes",
                                      shapes=", ".join(f"{q}x{k}" for q, k in shapes))
     table = read_table(folder, "masks", digest, shapes[0])
-    return select(table, mask_path(folder, digest), "npy", str(table.dtype), None, None)
+    # the name is only shown from here on (the table is read): shown escaped wherever it goes
+    return select(table, escaped(mask_path(folder, digest)), "npy", str(table.dtype), None, None)

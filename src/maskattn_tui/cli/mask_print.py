@@ -11,6 +11,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from maskattn_tui.model.mask_model import new_state
+from maskattn_tui.printable import escaped
 from maskattn_tui.render.blocks import AtWidth, TextBlock
 from maskattn_tui.render.grid_lines import TableBlock
 from maskattn_tui.render.mask_figure import explanation, row_bars, table_sources, twin_tables
@@ -34,7 +35,7 @@ def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | 
     fit_cols = max(1, ((width - GAP) // 2 - frozen) // COMPACT)
     state = new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block)
     twin = twin_tables(doc, state, lang, table_sources(doc, state, tokens), palette, width)
-    console.print(rule([Segment(palette.tr(doc.path), palette.style("title"))], palette))
+    console.print(rule([Segment(palette.tr(escaped(doc.path)), palette.style("title"))], palette))
     picker = getattr(doc, "capture", None)
     if picker is not None:  # a capture folder: which call and slice this table is (text, never markup)
         console.print(Text(palette.tr(picker.label(lang, keys=False))))
