@@ -477,3 +477,21 @@ def test_without_descriptor_relative_opening_links_and_fifos_are_still_refused(f
     assert code == 0 and err == "" and "3 attention calls" in out
     assert f"call(s) #2: {target}: a symbolic link" in out and "calls-2.jsonl: a pipe (FIFO)" in out
     assert calls.exists()
+
+
+def test_a_call_capture_could_not_record_is_said_with_its_error(folder, capsys):
+    calls = without_manifest(folder)
+    calls.write_text(calls.read_text() + '{"index": 3, "kind": "sdpa", "error": "RuntimeError: \\u001b[2Jboom"}\n')
+    code, out, _ = doctor(capsys, folder)
+    assert code == 0 and "line 4: capture could not record this call (RuntimeError: \\x1b[2Jboom)" in out
+    assert "\x1b" not in out
+
+
+def test_notes_past_fifty_are_counted(folder, capsys):
+    calls = without_manifest(folder)
+    calls.write_text("[]\n" * 70 + calls.read_text())
+    code, out, _ = doctor(capsys, folder, "--lang", "zh")
+    assert code == 0 and out.count("[未使用]") == 51 and "[未使用] ……另有 20 条" in out
+    code, out, _ = doctor(capsys, folder, "--json")
+    report = json.loads(out)
+    assert len(report["notes"]) == 50 and report["notes_left_out"] == 20 and report["calls"] == 3
