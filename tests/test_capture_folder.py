@@ -495,3 +495,15 @@ def test_notes_past_fifty_are_counted(folder, capsys):
     code, out, _ = doctor(capsys, folder, "--json")
     report = json.loads(out)
     assert len(report["notes"]) == 50 and report["notes_left_out"] == 20 and report["calls"] == 3
+
+
+def test_strict_fails_when_anything_was_left_out(folder, capsys):
+    document = json.loads((folder / "capture.json").read_text())
+    document["calls"] = document["calls"][:1]  # the 4x4 causal prefill alone: nothing wrong
+    (folder / "capture.json").write_text(json.dumps(document))
+    assert doctor(capsys, folder, "--strict")[0] == 0
+    document["calls"].append(5)
+    (folder / "capture.json").write_text(json.dumps(document))
+    code, out, _ = doctor(capsys, folder, "--strict")
+    assert code == 1 and "calls[1]: not a JSON object" in out  # a part not read is a part not checked
+    assert doctor(capsys, folder)[0] == 0
