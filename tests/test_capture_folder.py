@@ -507,3 +507,18 @@ def test_strict_fails_when_anything_was_left_out(folder, capsys):
     code, out, _ = doctor(capsys, folder, "--strict")
     assert code == 1 and "calls[1]: not a JSON object" in out  # a part not read is a part not checked
     assert doctor(capsys, folder)[0] == 0
+
+
+def test_a_pickled_mask_file_is_refused_unread(folder, capsys, monkeypatch):
+    """An object array (np.save pickles it) in a mask's place: refused by its header, never unpickled."""
+    import pickle
+
+    unpickled = []
+    for name in ("load", "loads"):
+        monkeypatch.setattr(pickle, name, lambda *a, **k: unpickled.append(a))
+    target = folder / "masks" / f"{hashes(folder)[0]}.npy"
+    with open(target, "wb") as file:  # (np.save itself calls pickle.dump, which is left alone)
+        np.save(file, np.array([[object()] * 4] * 4, dtype=object), allow_pickle=True)
+    code, out, _ = doctor(capsys, folder)
+    assert code == 0 and "call(s) #0:" in out and "pickled Python objects): refused without unpickling" in out
+    assert unpickled == []
