@@ -10,24 +10,16 @@ finite value) is read from its distinct slices, with no copy of the mask."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import weakref
 
 import torch
 
+from maskattn_tui.capture.table_files import table_digest  # the name the folder's reader checks
+
 #: numpy has no bfloat16: such slices are stored as float32 (exact), the
 #: call keeps the tensor's own dtype name.
 _AS_NUMPY = {torch.bfloat16: torch.float32}
-
-
-def _digest(array) -> str:
-    import numpy as np
-
-    h = hashlib.blake2b(digest_size=10)
-    h.update(f"{array.dtype.str}{array.shape}".encode())
-    h.update(np.ascontiguousarray(array).data)
-    return h.hexdigest()
 
 
 def _version(tensor: torch.Tensor) -> int | None:
@@ -135,7 +127,7 @@ class MaskStore:
             table = table.detach()
             table = table.to(_AS_NUMPY.get(table.dtype, table.dtype)).cpu().contiguous().numpy()
         table = np.ascontiguousarray(table)
-        digest = _digest(table)
+        digest = table_digest(table)
         if digest not in self._ranges and table.dtype.kind == "f" and table.size:
             with np.errstate(invalid="ignore"):
                 low = np.min(table, where=table != -np.inf, initial=np.inf)

@@ -16,7 +16,7 @@ import os
 
 import torch
 
-from maskattn_tui.capture.store import _digest
+from maskattn_tui.capture.table_files import table_digest
 
 #: q and k together up to this many numbers: every batch row and head kept.
 ALL_CELLS = 1 << 20
@@ -31,7 +31,7 @@ class QkStore:
         import numpy as np
 
         array = tensor.detach().to(torch.float32).cpu().contiguous().numpy()
-        digest = _digest(array)
+        digest = table_digest(array)
         if digest not in self.known:
             os.makedirs(self.folder, exist_ok=True)
             path = os.path.join(self.folder, digest + ".npy")
