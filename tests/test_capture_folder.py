@@ -133,6 +133,9 @@ def test_a_hard_link_is_refused(folder, tmp_path, capsys):
     os.link(target, outside)  # the same bytes, a second name outside the folder
     code, out, _ = doctor(capsys, folder)
     assert code == 0 and f"call(s) #0: {target}: a file with 2 names (hard links)" in out
+    # mask mode opens the first slice whose table reads: call 1's
+    assert main(["print", "--mask", str(folder), "--width", "120"]) == 0
+    assert "call 1 (2/3)" in capsys.readouterr().out
 
 
 def test_masks_folder_as_a_symlink_is_refused(folder, tmp_path, capsys):
