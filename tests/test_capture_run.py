@@ -121,6 +121,7 @@ def test_keyboard_interrupt_is_130_for_the_shell_and_the_manifest(tmp_path, caps
     assert _error_part(capsys.readouterr().err) == done.stderr
     document = load(str(tmp_path / "cap"))
     assert (document["exit_status"], document["exception"], len(document["calls"])) == (130, "KeyboardInterrupt", 1)
+    assert document["kinds"] == {"sdpa": 1}
 
 
 def _start(folder, script, *args, cwd):

@@ -5,6 +5,7 @@ Whisper run first inside generate(), a plain forward after generate(), a
 TransformerEncoder on its fast path. Tiny random-weight models from
 configs; every output compared with the run without capture."""
 
+import json
 import os
 
 import numpy as np
@@ -53,6 +54,10 @@ def test_falcon_generate_is_recorded_layer_by_layer(tmp_path, impl):
         ("transformer.h.0.self_attention", 0, 5, 5), ("transformer.h.1.self_attention", 0, 5, 5),
         ("transformer.h.0.self_attention", 1, 1, 6), ("transformer.h.1.self_attention", 1, 1, 6)]
     assert {c.get("via") for c in calls} == ({"module argument"} if impl == "eager" else {None})
+    # every record takes a number: the manifest says which kinds the numbers went to
+    with open(os.path.join(cap.dir, "capture.json"), encoding="utf-8") as file:
+        kinds = json.load(file)["kinds"]
+    assert kinds == {"hf-mask": 2, "forward": 1, "hf" if impl == "eager" else "sdpa": 4}
     # the tables, against causal + the padding written out by hand (bottom-right in decode)
     prefill, decode = calls[0], calls[2]
     for b, hidden in ((0, 2), (1, 0)):

@@ -17,7 +17,11 @@ from maskattn_tui.capture.records import SCHEMA
 
 def write(folder: str, header: dict, complete: bool) -> dict:
     calls = read_calls(folder, check=False) if complete else []  # as written; checked when read
-    document = {"schema": SCHEMA, "complete": complete, **header, "calls": calls, "masks": masks_of(calls)}
+    kinds: dict[str, int] = {}
+    for call in calls:  # why the numbers of the attention calls skip: every record takes one
+        kinds[str(call.get("kind"))] = kinds.get(str(call.get("kind")), 0) + 1
+    document = {"schema": SCHEMA, "complete": complete, **header, "kinds": kinds, "calls": calls,
+                "masks": masks_of(calls)}
     path = os.path.join(folder, MANIFEST)
     partial = f"{path}.{os.getpid()}.part"
     with open(partial, "w", encoding="utf-8") as file:
