@@ -58,6 +58,9 @@ def test_falcon_generate_is_recorded_layer_by_layer(tmp_path, impl):
     with open(os.path.join(cap.dir, "capture.json"), encoding="utf-8") as file:
         kinds = json.load(file)["kinds"]
     assert kinds == {"hf-mask": 2, "forward": 1, "hf" if impl == "eager" else "sdpa": 4}
+    # the mask builders' 2-D padding mask, as runs of real tokens: row 0 starts after its 2 PAD
+    builders = [c for c in cap.calls if c["kind"] == "hf-mask"]
+    assert [c["padding_mask"]["runs"] for c in builders] == [[[[2, 5]], [[0, 5]]], [[[2, 6]], [[0, 6]]]]
     # the tables, against causal + the padding written out by hand (bottom-right in decode)
     prefill, decode = calls[0], calls[2]
     for b, hidden in ((0, 2), (1, 0)):

@@ -34,6 +34,27 @@ def describe(tensor: torch.Tensor | None, values: bool = True) -> dict | None:
     return out
 
 
+#: padding_runs keeps the runs of this many batch rows at most
+RUN_ROWS = 64
+
+
+def padding_runs(padding: torch.Tensor) -> dict:
+    """A 2-D padding mask ([batch, keys], 1 = a real token) as each row's
+    runs of real tokens, [start, end) pairs: it grows by one key at every
+    decode step, and a table file a step would cost more than the step
+    (creating a file is ~0.15 ms on a journaled disk). Rows past RUN_ROWS
+    are counted, not kept."""
+    if padding.dim() != 2:
+        return {"runs": None}
+    import numpy as np
+
+    runs = []
+    for row in padding.detach()[:RUN_ROWS].cpu().numpy() != 0:
+        bounds = [0, *(np.flatnonzero(row[1:] != row[:-1]) + 1).tolist(), row.size]  # where a run ends
+        runs.append([[a, b] for a, b in zip(bounds, bounds[1:]) if row[a]])
+    return {"runs": runs, "rows_left_out": max(0, padding.shape[0] - RUN_ROWS)}
+
+
 def sdpa_mask(store: MaskStore, mask, is_causal: bool, rows: int, keys: int) -> dict:
     """attn_mask as given (True / 0.0 = attend), or the table is_causal
     means: torch's is_causal is top-left (query i sees keys 0..i) whatever
