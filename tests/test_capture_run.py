@@ -192,3 +192,14 @@ def test_an_unusable_output_folder_is_one_line_before_the_script_runs(tmp_path, 
     assert capsys.readouterr().err == (f"maskattn-tui: error: {out}: cannot be used as the capture folder ({reason}); "
                                        "choose another with -o\n")
     assert not (tmp_path / "ran").exists()
+
+
+def test_stdin_and_stdout_are_the_scripts(tmp_path):
+    """Piped through as with plain python: capture writes only its one line, to stderr."""
+    script = tmp_path / "echo.py"
+    script.write_text("import sys\nsys.stdout.write(sys.stdin.read().upper())\n")
+    done = subprocess.run([sys.executable, "-m", "maskattn_tui", "capture", "-o", str(tmp_path / "cap"), "--",
+                           "python", str(script)], input="piped\n", capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": SRC})
+    assert (done.returncode, done.stdout) == (0, "PIPED\n")
+    assert done.stderr.startswith("maskattn-tui capture: 0 attention calls") and done.stderr.count("\n") == 1
