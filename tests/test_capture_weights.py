@@ -10,7 +10,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from maskattn_tui.capture.findings import primary  # noqa: E402
-from maskattn_tui.capture.manifest import load, mask_path  # noqa: E402
+from maskattn_tui.capture.folder import load  # noqa: E402
+from maskattn_tui.capture.table_files import mask_path  # noqa: E402
 from maskattn_tui.capture.picker import CallPicker  # noqa: E402
 from maskattn_tui.capture.real_weights import call_scores  # noqa: E402
 from maskattn_tui.cli import main  # noqa: E402

@@ -5,7 +5,7 @@
         model.generate(**batch, max_new_tokens=3)
     print(cap.summary())
 
-Modules: session (the context manager), mode (the TorchFunctionMode),
+Modules: session (the context manager), mode (the wrapped attention functions),
 hf (transformers' registries), sites (naming calls), tables (arguments as
 tables), store (distinct masks), recorder (calls files), manifest
 (capture.json), summary and doctor (reading a capture), run (a script

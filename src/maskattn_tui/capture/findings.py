@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 
-from maskattn_tui.capture.manifest import mask_hashes
-
-ATTENTION = ("sdpa", "hf", "mha", "flex")
+from maskattn_tui.capture.folder import mask_hashes
+from maskattn_tui.capture.records import ATTENTION
 
 
 def attention_calls(calls: list[dict]) -> list[dict]:
@@ -23,13 +22,13 @@ def primary(calls: list[dict]) -> list[dict]:
     HF layer's attention function is that layer's call, unless the layer
     passed no mask (then the SDPA call shows the table it used)."""
     by_index = {c["call"]: c for c in calls}
+    enclosing = {c.get("within") for c in calls}  # (a set: a hostile manifest's 10^5 calls stay linear)
     out = []
     for call in attention_calls(calls):
         parent = by_index.get(call.get("within")) if call.get("within") is not None else None
         if parent is not None and parent.get("mask") is not None:
             continue
-        if call["kind"] == "hf" and call.get("mask") is None and any(
-                c.get("within") == call["call"] for c in calls):
+        if call["kind"] == "hf" and call.get("mask") is None and call["call"] in enclosing:
             continue
         out.append(call)
     return out
@@ -60,7 +59,7 @@ def _packed(calls: list[dict], readings: dict) -> list[dict]:
     mask from position_ids only without a cache)."""
     out = []
     for forward in (c for c in calls if c.get("kind") == "forward"):
-        lengths = [row for row in forward.get("documents", []) if len(row) > 1]
+        lengths = [row for row in forward.get("documents") or [] if len(row) > 1]
         if not lengths:
             continue
         used = [c for c in primary(calls) if c.get("pid") == forward.get("pid")
@@ -131,10 +130,14 @@ def _layers_differ(calls: list[dict]) -> list[dict]:
 
 def _empty_rows(calls: list[dict], readings: dict) -> list[dict]:
     out = []
+    users: dict[str, list[int]] = {}  # once, not a pass over every call per mask
+    for call in calls:
+        for digest in dict.fromkeys(mask_hashes(call)):
+            users.setdefault(digest, []).append(call["call"])
     for digest, diag in readings.items():
         if diag is None or not diag.empty_row_count:
             continue
-        used = [c["call"] for c in calls if digest in mask_hashes(c)]
+        used = users.get(digest, [])
         if used:
             rows = ", ".join(map(str, diag.empty_rows))
             out.append(_finding("empty-rows", "warning", used, mask=digest, rows=rows, count=diag.empty_row_count))
@@ -157,7 +160,7 @@ def _block_masks(calls: list[dict]) -> list[dict]:
             # create_block_mask makes ceil(length / BLOCK_SIZE) blocks a side; these lists were made for others
             out.append(_finding("blockmask-block-size", "warning", [call["call"]], nq=made[0], nk=made[1],
                                 gq=-(-q // made[0]), gk=-(-k // max(made[1], 1)), block=f"{bq}x{bk}"))
-        lost, gained = block.get("lists_lost", 0), block.get("lists_gained", 0)
+        lost, gained = block.get("lists_lost") or 0, block.get("lists_gained") or 0
         if lost or gained:
             out.append(_finding("blockmask-lists", "error", [call["call"]], lost=lost, gained=gained,
                                 block="x".join(map(str, block["block_size"]))))

@@ -155,10 +155,8 @@ def _hf_mask(entry: tuple, store) -> dict:
             "k_len": kwargs.get("kv_length"), "q_offset": _int(kwargs.get("q_offset")),
             "kv_offset": _int(kwargs.get("kv_offset")),
             "mask_function": getattr(function, "__qualname__", None) if function is not None else None,
-            "padding_mask": None if padding is None else {**tables.describe(padding),
-                                                          "hash": store.put(padding.reshape(padding.shape[0], -1))
-                                                          if padding.dim() == 2 else None},
-            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out)}
+            "padding_mask": None if padding is None else {**tables.describe(padding), **tables.padding_runs(padding)},
+            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out, values=False)}
 
 
 def _int(value):

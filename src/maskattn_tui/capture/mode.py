@@ -1,20 +1,25 @@
-"""The TorchFunctionMode that sees attention calls: every
-F.scaled_dot_product_attention, F.multi_head_attention_forward and (in
-eager mode) the flex_attention higher-order op. Everything else passes
-straight through. The call runs first, unchanged; only then is it
+"""Where capture sees attention calls: F.scaled_dot_product_attention and
+F.multi_head_attention_forward (module attributes, replaced while capture
+is on) and the flex_attention higher-order operator (its class's
+__call__, which eager flex and the graphs it compiles call at run time).
+Each wrapper runs the original call first, unchanged; only then is it
 recorded, so capture cannot alter a result, and a recording error is
-noted in the manifest instead of raised."""
+noted in the manifest instead of raised. Only these calls pay anything:
+a TorchFunctionMode (used before) sent every torch call of a run through
+Python, 1.7x on a tiny generate() with a mode that does nothing. So a
+name bound before capture started (`from torch.nn.functional import
+scaled_dot_product_attention` run earlier in a notebook) is not seen;
+under `maskattn-tui capture` capture starts before the script imports."""
 
 from __future__ import annotations
 
+import functools
+
 import torch
 import torch.nn.functional as F
-from torch.overrides import TorchFunctionMode
 
 from maskattn_tui.capture import tables, weights
 
-_SDPA = F.scaled_dot_product_attention
-_MHA = F.multi_head_attention_forward
 _SDPA_NAMES = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
 _MHA_NAMES = ("query", "key", "value", "embed_dim_to_check", "num_heads", "in_proj_weight", "in_proj_bias",
               "bias_k", "bias_v", "add_zero_attn", "dropout_p", "out_proj_weight", "out_proj_bias", "training",
@@ -22,9 +27,9 @@ _MHA_NAMES = ("query", "key", "value", "embed_dim_to_check", "num_heads", "in_pr
               "k_proj_weight", "v_proj_weight", "static_k", "static_v", "average_attn_weights", "is_causal")
 
 
-def _flex_op():
+def _flex_class():
     try:
-        return torch.ops.higher_order.flex_attention
+        return type(torch.ops.higher_order.flex_attention)
     except (AttributeError, RuntimeError):
         return None
 
@@ -37,28 +42,66 @@ def _dtype(tensor) -> str:
     return str(tensor.dtype).removeprefix("torch.")
 
 
-class CaptureMode(TorchFunctionMode):
-    def __init__(self, recorder) -> None:
-        super().__init__()
-        self.recorder = recorder
-        self.flex = _flex_op()
+class CallPatches:
+    """The wrappers of one capture; install() / remove() put them in and
+    take them out (nested captures wrap each other, and each records)."""
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        # While dynamo traces (flex_attention compiles its own wrapper even in
-        # eager mode), pass through: the traced graph calls the op again when
-        # it runs, and that call is seen here like any eager one.
-        if torch.compiler.is_compiling():
-            return func(*args, **kwargs)
-        out = func(*args, **kwargs)
-        if func is _SDPA:
-            self.recorder.record("sdpa", self._sdpa, _bound(_SDPA_NAMES, args, kwargs))
-        elif func is _MHA:
-            self.recorder.record("mha", self._mha, _bound(_MHA_NAMES, args, kwargs))
-        elif func is self.flex and func is not None:
-            buffers = args[8] if len(args) > 8 else kwargs.get("mask_mod_other_buffers", ())
-            self.recorder.record("flex", self._flex, (args[0], args[1], args[4], tuple(buffers or ())))
-        return out
+    def __init__(self, recorder) -> None:
+        self.recorder = recorder
+        self._undo: list = []
+
+    def install(self) -> None:
+        self._patch(F, "scaled_dot_product_attention", self._wrap("sdpa", _SDPA_NAMES, self._sdpa))
+        self._patch(F, "multi_head_attention_forward", self._wrap("mha", _MHA_NAMES, self._mha))
+        flex = _flex_class()
+        if flex is not None:
+            self._patch(flex, "__call__", self._wrap_flex)
+
+    def remove(self) -> None:
+        for undo in reversed(self._undo):
+            undo()
+        self._undo = []
+
+    def _patch(self, owner, name: str, make) -> None:
+        had = name in vars(owner)
+        original = getattr(owner, name)
+        setattr(owner, name, make(original))
+        self._undo.append(lambda: setattr(owner, name, original) if had else delattr(owner, name))
+
+    def _wrap(self, kind: str, names: tuple, describe):
+        recorder = self.recorder
+
+        def make(original):
+            @functools.wraps(original)
+            def call(*args, **kwargs):
+                # dynamo traces through to the original; the graph it builds is not seen
+                if torch.compiler.is_compiling():
+                    return original(*args, **kwargs)
+                if kind == "mha":
+                    with recorder.hushed():  # its own SDPA call is this one
+                        out = original(*args, **kwargs)
+                else:
+                    out = original(*args, **kwargs)
+                if not recorder.quiet():
+                    recorder.record(kind, describe, _bound(names, args, kwargs))
+                return out
+            return call
+        return make
+
+    def _wrap_flex(self, original):
+        recorder, describe = self.recorder, self._flex
+
+        @functools.wraps(original)
+        def call(op, *args, **kwargs):
+            if torch.compiler.is_compiling():
+                return original(op, *args, **kwargs)
+            with recorder.hushed():  # the operator calls itself again as it dispatches
+                out = original(op, *args, **kwargs)
+            if not recorder.quiet():
+                buffers = args[8] if len(args) > 8 else kwargs.get("mask_mod_other_buffers", ())
+                recorder.record("flex", describe, (args[0], args[1], args[4], tuple(buffers or ())))
+            return out
+        return call
 
     def _sdpa(self, a: dict, store) -> dict:
         q, k = a["query"], a["key"]

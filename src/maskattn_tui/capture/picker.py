@@ -7,8 +7,9 @@ file (doctor.mask_open), with the picker on the document."""
 
 from __future__ import annotations
 
-from maskattn_tui.capture import manifest
+from maskattn_tui.capture import folder as capture_folder
 from maskattn_tui.capture.findings import cross_call, primary
+from maskattn_tui.capture.table_files import CallsNote, read_table_of
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 
@@ -22,7 +23,7 @@ class CallPicker:
         self.entries: list[tuple[dict, int, int, str]] = []
         for call in primary(document["calls"]):
             mask = call.get("mask") or {}
-            for b, row in enumerate(mask.get("hashes", [])):
+            for b, row in enumerate(mask.get("hashes") or []):
                 for h, digest in enumerate(row):
                     self.entries.append((call, b, h, digest))
         if not self.entries:
@@ -75,14 +76,21 @@ class CallPicker:
                             batch=max(e[1] for e in self.entries), head=max(e[2] for e in self.entries))
 
     def open(self):
+        """Mask mode's document for this slice; MaskattnError (naming the
+        calls) when its table is refused."""
         from maskattn_tui.doctor.mask_open import open_mask
 
-        doc = open_mask(manifest.mask_path(self.folder, self.entry[3]))
+        call, _, _, digest = self.entry
+        try:
+            loaded = read_table_of(self.folder, digest, [call])
+        except MaskattnError as problem:
+            raise CallsNote([call], problem) from None
+        doc = open_mask(loaded[1].path, loaded=loaded)
         doc.capture = self
-        self._real_scores(doc)
+        self._real_scores(doc, loaded[0])
         return doc
 
-    def _real_scores(self, doc) -> None:
+    def _real_scores(self, doc, table) -> None:
         """capture --weights: the slice's q·kᵀ·scale + mask as the bars' scores
         (an SDPA call inside an HF layer reads the q and k its layer kept)."""
         call, b, h, digest = self.entry
@@ -96,7 +104,7 @@ class CallPicker:
         from maskattn_tui.capture.real_weights import call_scores
         from maskattn_tui.doctor.mask_open import check_finite
 
-        scores = call_scores(self.folder, call, b, h, np.load(manifest.mask_path(self.folder, digest)))
+        scores = call_scores(self.folder, call, b, h, np.asarray(table))
         if scores is None:
             return
         try:
@@ -106,7 +114,8 @@ class CallPicker:
         doc.scores, doc.real = scores, True
 
     def label(self, lang: str, keys: bool = True) -> str:
-        """The call and slice shown (with `keys`, the keys that step: the app's title)."""
+        """Which call and slice this is (and what was left out); `keys`: the
+        keys that step (the app's title, not a printout)."""
         from maskattn_tui.capture.summary import steps_text
 
         call, b, h, digest = self.entry
@@ -114,8 +123,14 @@ class CallPicker:
         return t("capture.picker.title", lang, call=call["call"], at=calls.index(call["call"]) + 1,
                  calls=len(calls), site=call.get("site") or call.get("user_frame") or "-",
                  steps=steps_text([call], lang), q=call["q_len"], k=call["k_len"], b=b, h=h,
-                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + self._findings(lang) \
-            + (t("capture.picker.keys", lang) if keys else "")
+                 mask=digest[:10], m=self.distinct.index(digest) + 1, masks=len(self.distinct)) + \
+            self._findings(lang) + self._left_out(lang) + (t("capture.picker.keys", lang) if keys else "")
+
+    def _left_out(self, lang: str) -> str:
+        """What the folder's reader did not use (its lines, calls, files): how many, and where they are told."""
+        notes = self.document.get("notes") or []
+        count = len(notes) + getattr(notes, "more", 0)
+        return t("capture_folder.picker_left_out", lang, count=count) if count else ""
 
     def _findings(self, lang: str) -> str:
         codes = [f"{t('doctor.level.' + f['level'], lang)}: {f['code']}" for f in self.found
@@ -124,7 +139,19 @@ class CallPicker:
 
 
 def open_capture(folder: str, batch: int | None = None, head: int | None = None):
-    """Mask mode's document for a capture folder: its first call's first
-    slice, or the first call's with --batch / --head."""
-    picker = CallPicker(folder, manifest.load(folder))
-    return (picker if batch is None and head is None else picker.at_slice(batch, head)).open()
+    """Mask mode's document for a capture folder: its first slice whose
+    table can be read (none: the first one's reason, one line), or with
+    --batch / --head the first call that has that slice."""
+    picker = CallPicker(folder, capture_folder.load(folder))
+    if batch is not None or head is not None:
+        return picker.at_slice(batch, head).open()
+    first, tried = None, set()
+    for index, entry in enumerate(picker.entries):
+        if entry[3] in tried:
+            continue
+        tried.add(entry[3])
+        try:
+            return (picker if index == 0 else CallPicker(folder, picker.document, index, picker.found)).open()
+        except MaskattnError as problem:
+            first = first or problem
+    raise first

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from maskattn_tui.capture.weights import qk_path
+from maskattn_tui.capture.table_files import read_table
+from maskattn_tui.errors import MaskattnError
 
 
 def _load(folder: str, digest) -> np.ndarray | None:
-    if not isinstance(digest, str) or len(digest) != 20 or not all(c in "0123456789abcdef" for c in digest):
-        return None  # a hand-edited manifest: only capture's own hashes name files
-    try:
-        array = np.load(qk_path(folder, digest), allow_pickle=False)
-    except (OSError, ValueError):
+    """q or k, read as every table of a folder is (table_files): a file
+    that is a link, special, of another name's bytes or shape is not used."""
+    if not isinstance(digest, str):
         return None
-    return array if array.ndim == 4 and array.dtype == np.float32 else None
+    try:
+        array = read_table(folder, "qk", digest, dims=4)
+    except MaskattnError:
+        return None
+    return array if array.dtype == np.float32 else None
 
 
 def call_scores(folder: str, call: dict, batch: int, head: int, mask: np.ndarray) -> np.ndarray | None:

@@ -1,5 +1,5 @@
 """Writing a capture as it happens: one JSON line per call in
-DIR/calls-<pid>.jsonl (flushed at once, so a killed worker leaves every
+DIR/calls-<pid>.jsonl (calls-<pid>-<n>.jsonl when a pid comes back; flushed at once, so a killed worker leaves every
 call it made readable), the masks through MaskStore. Every process writes
 its own file; the manifest (manifest.py) joins them."""
 
@@ -33,7 +33,15 @@ class Recorder:
         """This process's calls file (again after a fork, under the child's pid)."""
         self.pid = os.getpid()
         self._lock = threading.Lock()
-        self._file = open(os.path.join(self.folder, f"calls-{self.pid}.jsonl"), "a", encoding="utf-8")
+        # a file of its own: a pid reused by a later child of the same run gets another name
+        name, n = f"calls-{self.pid}.jsonl", 0
+        while True:
+            try:
+                self._file = open(os.path.join(self.folder, name), "x", encoding="utf-8")
+                return
+            except FileExistsError:
+                n += 1
+                name = f"calls-{self.pid}-{n}.jsonl"
 
     def close(self) -> None:
         if self._file is not None:
@@ -51,6 +59,34 @@ class Recorder:
         finally:
             self._local.within, self._local.q_len = previous
 
+    def _thread_name(self) -> str:
+        name = getattr(self._local, "name", None)
+        if name is None:  # (a thread renamed after its first call keeps its first name)
+            name = self._local.name = threading.current_thread().name
+        return name
+
+    def quiet(self) -> bool:
+        """Inside a call already being recorded whole (the SDPA inside
+        F.multi_head_attention_forward, an nn.MultiheadAttention module's
+        own F call, flex's inner dispatch): not recorded again."""
+        return getattr(self._local, "hush", 0) > 0
+
+    def hush(self, by: int) -> None:
+        self._local.hush = getattr(self._local, "hush", 0) + by
+
+    @contextlib.contextmanager
+    def hushed(self):
+        self.hush(1)
+        try:
+            yield
+        finally:
+            self.hush(-1)
+
+    def recorded(self) -> int:
+        """How many calls this thread has recorded (one attention module's
+        forward recorded nothing when the number did not change)."""
+        return getattr(self._local, "recorded", 0)
+
     def outer_q_len(self) -> int | None:
         """The query length of the HF attention call this one runs inside."""
         return getattr(self._local, "q_len", None)
@@ -60,10 +96,11 @@ class Recorder:
         its arguments. Never raises: a failure is written as `error`."""
         if self._file is None:
             return None
+        self._local.recorded = getattr(self._local, "recorded", 0) + 1
         try:
             near, user = frames(3)
             record = {"kind": kind, **self.sites.where(), "frame": near, "user_frame": user,
-                      "thread": threading.current_thread().name,
+                      "thread": self._thread_name(),
                       "within": getattr(self._local, "within", None)}
         except Exception as exc:  # noqa: BLE001 - capture must not break the run
             record = {"kind": kind, "site_error": repr(exc)[:200]}

@@ -1,7 +1,11 @@
 """`maskattn-tui capture -o DIR -- python script.py ARGS`: the script run as
-`python` would run it (runpy: sys.argv, sys.path[0], `__main__`), inside
-capture. Its exit status is the command's; an exception it raises is
-printed as Python prints it (exit 1) and named in the manifest. Python
+`python` would run it (runpy: sys.argv with its own `--`, sys.path[0], an
+absolute `__file__`, `__main__`), inside capture. The folder is made,
+checked and held before the script starts (one line and exit 2 if it
+cannot be), by its absolute path (the script may chdir). The script's exit
+status is the command's and the manifest's (KeyboardInterrupt: 130); an
+exception it raises is printed as Python prints it (exit 1), through
+sys.excepthook and without capture's frames, and named in the manifest. Python
 children it starts (multiprocessing spawn, subprocess) find
 child/sitecustomize.py on PYTHONPATH and write their own calls files into
 the same folder; forked children (DataLoader workers) do so through
@@ -13,6 +17,7 @@ import os
 import runpy
 import sys
 import traceback
+import zipfile
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -25,8 +30,9 @@ ENV_WEIGHTS = "MASKATTN_CAPTURE_WEIGHTS"
 
 
 def parse_command(argv: list[str]) -> tuple[str, str, list[str]]:
-    """("path" | "module", target, sys.argv for it) from `python ... ARGS`."""
-    args = [a for a in argv if a != "--"] if argv[:1] == ["--"] else list(argv)
+    """("path" | "module", target, sys.argv for it) from `python ... ARGS`;
+    only the `--` that ends capture's own options is dropped."""
+    args = list(argv[1:]) if argv[:1] == ["--"] else list(argv)
     if not args:
         raise MaskattnError("capture_no_command")
     program = os.path.basename(args[0])
@@ -54,52 +60,32 @@ def run(folder: str, argv: list[str], lang: str, weights: bool = False) -> int:
         raise MaskattnError("capture_no_torch") from None
     from maskattn_tui.capture.session import Capture
 
+    # sys.path[0] as python sets it: the script's real folder, or (-m) the current one
+    first = os.path.dirname(os.path.realpath(target)) if kind == "path" else os.getcwd()
+    if kind == "module" and not _module_found(target, first):
+        raise MaskattnError("capture_no_module", module=target)
+    cap = Capture(folder, command=list(argv[1:] if argv[:1] == ["--"] else argv), weights=weights)
+    cap.open()  # an unusable or busy folder: one line, exit 2, the script not started
     environ = dict(os.environ)
-    _children_capture(folder, weights)
     saved = sys.argv, list(sys.path)
+    _children_capture(cap.dir, weights)
     sys.argv = script_argv
-    # sys.path[0] as python sets it: the script's folder, or (-m) the current one
-    sys.path[0:0] = [os.path.dirname(os.path.abspath(target)) if kind == "path" else os.getcwd()]
-    if kind == "module":
-        import importlib.util
-
-        try:
-            found = importlib.util.find_spec(target)
-        except (ImportError, ValueError):
-            found = None
-        if found is None:
-            sys.argv, sys.path[:] = saved
-            os.environ.clear()
-            os.environ.update(environ)
-            raise MaskattnError("capture_no_module", module=target)
-    code = 0
-    cap = Capture(folder, command=list(argv if argv[:1] != ["--"] else argv[1:]), weights=weights)
+    sys.path[0:0] = [first]
+    failure = None
     try:
         with cap:
-            try:
-                if kind == "module":
-                    runpy.run_module(target, run_name="__main__", alter_sys=True)
-                else:
-                    runpy.run_path(target, run_name="__main__")
-            except SystemExit as exc:
-                code = _exit_code(exc)
-                cap.exit_status = code
-                raise
-            except BaseException:
-                code = 1
-                cap.exit_status = code
-                raise
-            cap.exit_status = 0
-    except SystemExit:
-        pass
-    except KeyboardInterrupt:
-        code = 130
-    except BaseException as exc:  # the script's own error, shown as Python shows it
-        _print_error(exc)
+            code, failure = _run_script(kind, target)
+            cap.exit_status = code % 256 if os.name == "posix" else code  # what the shell sees
+            if failure is not None:
+                cap.exception = "".join(traceback.format_exception_only(type(failure), failure)).strip()
+            _ignore_interrupts()  # a second Ctrl-C must not cut the manifest
     finally:
         sys.argv, sys.path[:] = saved
         os.environ.clear()
         os.environ.update(environ)
+        _restore_interrupts()
+    if failure is not None:
+        _print_error(failure)
     from maskattn_tui.capture.findings import primary
 
     calls = primary(cap.calls)
@@ -108,12 +94,88 @@ def run(folder: str, argv: list[str], lang: str, weights: bool = False) -> int:
     return code
 
 
+def _module_found(target: str, first: str) -> bool:
+    import importlib.util
+
+    sys.path.insert(0, first)
+    try:
+        return importlib.util.find_spec(target) is not None
+    except (ImportError, ValueError):
+        return False
+    finally:
+        sys.path.remove(first)
+
+
+def _run_script(kind: str, target: str) -> tuple[int, BaseException | None]:
+    """The script's exit status and the exception it ended with (None when
+    it returned or called sys.exit)."""
+    try:
+        if kind == "module":
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+        elif target.endswith(".pyc") or zipfile.is_zipfile(target):
+            runpy.run_path(target, run_name="__main__")
+        else:
+            _run_source(target)
+    except SystemExit as exc:
+        return _exit_code(exc), None
+    except KeyboardInterrupt as exc:
+        return 130, exc  # python dies of SIGINT: the shell sees 128 + 2
+    except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
+        return 1, exc
+    return 0, None
+
+
+def _run_source(target: str) -> None:
+    """A source file as `python target` runs it: sys.argv[0] as typed, an
+    absolute (not resolved) __file__, the builtins module, the script as
+    sys.modules["__main__"] while it runs (pickle, spawn)."""
+    import builtins
+    import types
+
+    path = target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
+    with open(path, "rb") as file:
+        source = file.read()
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __builtins__=builtins, __cached__=None, __loader__=None, __spec__=None,
+                         __package__=None)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+    finally:
+        sys.modules["__main__"] = saved
+
+
+_INTERRUPT: list = []
+
+
+def _ignore_interrupts() -> None:
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        _INTERRUPT.append(signal.signal(signal.SIGINT, signal.SIG_IGN))
+
+
+def _restore_interrupts() -> None:
+    import signal
+
+    while _INTERRUPT:
+        signal.signal(signal.SIGINT, _INTERRUPT.pop())
+
+
 def _print_error(exc: BaseException) -> None:
-    """The traceback from the script's first frame on (not runpy's or ours)."""
+    """As python reports an uncaught exception: sys.excepthook, with the
+    traceback from the script's first frame on (not runpy's or ours; none
+    at all for a SyntaxError in the script itself)."""
     tb = exc.__traceback__
     while tb is not None and _machinery(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
+    exc.__traceback__ = tb
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except Exception:  # noqa: BLE001 - a broken hook: python's own printing
+        traceback.print_exception(type(exc), exc, tb)
 
 
 def _machinery(filename: str) -> bool:

@@ -6,9 +6,8 @@ code (or, through capture.run, of a whole script).
         model.generate(**batch, max_new_tokens=3)
     print(cap.summary())
 
-On: the TorchFunctionMode (mode.py) in this thread and in every thread
-started meanwhile (Thread.run is wrapped: modes are per thread), the
-module hooks that name the calls (sites.py), transformers' registries
+On: the wrapped attention functions (mode.py; every thread sees them),
+the module hooks that name the calls (sites.py), transformers' registries
 (hf.py), a fresh calls file in a forked child. Off again on exit, even
 when the block raises (the exception passes on, the manifest says it)."""
 
@@ -17,15 +16,15 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import threading
 import time
 import traceback
 
 from maskattn_tui.capture import manifest
 from maskattn_tui.capture.hf import HfHooks
-from maskattn_tui.capture.mode import CaptureMode
+from maskattn_tui.capture.mode import CallPatches
 from maskattn_tui.capture.recorder import Recorder
 from maskattn_tui.capture.torch_modules import ModuleCalls
+from maskattn_tui.errors import MaskattnError
 
 #: The captures running in this process (nested ones each record every
 #: call: their modes stack), for threads and forks.
@@ -37,12 +36,16 @@ def _after_fork_in_child() -> None:
     for cap in _ACTIVE:
         cap._recorder.open()
         cap.child = True
+        cap._unlock()  # the parent's lock, not the child's: a child living on must not hold the folder
 
 
 class Capture:
     def __init__(self, dir: str | os.PathLike | None = None, command: list[str] | None = None,
                  child: bool = False, weights: bool = False) -> None:
-        self.dir = os.fspath(dir) if dir is not None else tempfile.mkdtemp(prefix="maskattn-capture-")
+        given = os.fspath(dir) if dir is not None else tempfile.mkdtemp(prefix="maskattn-capture-")
+        # absolute now: a script that calls os.chdir must not move the capture
+        self.dir = os.path.abspath(given)
+        self._given = given
         self.command = command
         self.child = child  # a child process: writes its calls, not the manifest
         self.weights = weights  # keep each call's q and k (capture/weights.py)
@@ -50,24 +53,59 @@ class Capture:
         self.exit_status: int | None = None
         self.document: dict | None = None
         self._recorder: Recorder | None = None
+        self._lock: int | None = None
 
-    def __enter__(self) -> "Capture":
+    def open(self) -> None:
+        """Make the folder, hold it (one capture writes into a folder at a
+        time) and start the manifest: one MaskattnError when the folder
+        cannot be used, before anything runs."""
+        if self._recorder is not None:
+            return
         import torch
 
-        os.makedirs(self.dir, exist_ok=True)
-        self._started = time.time()
-        if not self.child:
-            manifest.clear(self.dir)  # a capture replaces the folder's previous one
-            manifest.write(self.dir, self._header(torch), complete=False)
-        self._recorder = Recorder(self.dir, self.weights)
-        self._mode = CaptureMode(self._recorder)
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            if not self.child:
+                self._hold()
+                manifest.clear(self.dir)  # a capture replaces the folder's previous one
+            self._started = time.time()
+            if not self.child:
+                manifest.write(self.dir, self._header(torch), complete=False)
+            self._recorder = Recorder(self.dir, self.weights)
+        except OSError as exc:
+            self._unlock()
+            raise MaskattnError("capture_out_unusable", folder=self._given,
+                                reason=exc.strerror or type(exc).__name__) from None
+
+    def _hold(self) -> None:
+        """An exclusive lock on the folder itself (flock: released by the
+        kernel when this process ends, however it ends)."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return
+        fd = os.open(self.dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise MaskattnError("capture_busy", folder=self._given) from None
+        self._lock = fd
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def __enter__(self) -> "Capture":
+        self.open()
+        self._calls = CallPatches(self._recorder)
         self._hf = HfHooks(self._recorder)
-        self._recorder.sites.install()
         self._recorder.sites.on_root = self._hf.install
         self._recorder.sites.modules = ModuleCalls(self._recorder, self._recorder.sites._names)
+        self._recorder.sites.install()
         self._hf.install()
-        self._mode.__enter__()
-        self._wrap_threads()
+        self._calls.install()
         global _FORK_HOOKED
         if not _FORK_HOOKED and hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -87,29 +125,17 @@ class Capture:
         import torch
 
         _ACTIVE.remove(self)
-        if threading.Thread.run is self._captured_run:  # else a capture nested in this one is still on
-            threading.Thread.run = self._thread_run
         try:
-            self._mode.__exit__(None, None, None)
+            self._calls.remove()
         finally:
             self._hf.remove()
             self._recorder.sites.remove()
             self._recorder.close()
-        if not self.child:
-            self.document = manifest.write(self.dir, self._header(torch), complete=True)
-
-    def _wrap_threads(self) -> None:
-        """Threads started while capture is on run under the mode too."""
-        self._thread_run = run = threading.Thread.run
-        mode_of = self
-
-        def captured_run(thread):
-            if mode_of not in _ACTIVE:
-                return run(thread)
-            with CaptureMode(mode_of._recorder):
-                return run(thread)
-
-        threading.Thread.run = self._captured_run = captured_run
+        try:
+            if not self.child:
+                self.document = manifest.write(self.dir, self._header(torch), complete=True)
+        finally:
+            self._unlock()
 
     def _header(self, torch) -> dict:
         transformers = sys.modules.get("transformers")

@@ -14,12 +14,15 @@ import weakref
 import torch
 
 _TORCH = os.path.dirname(torch.__file__) + os.sep
+_compiling = torch.compiler.is_compiling
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _LIBRARIES = tuple({os.path.realpath(p) + os.sep for p in
                     (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
                      sysconfig.get_paths()["stdlib"])} | {sysconfig.get_paths()["stdlib"] + os.sep})
 #: code object -> (shown name, is torch or capture, is library)
 _KINDS: dict = {}
+#: the folder the latest capture started in: paths stay relative to it when the script calls os.chdir
+_CWD = os.getcwd()
 
 
 def _kind(code) -> tuple[str, bool, bool]:
@@ -35,7 +38,7 @@ def _kind(code) -> tuple[str, bool, bool]:
                 shown = real[len(root):]
                 break
         else:
-            shown = os.path.basename(path) if library else os.path.relpath(real) if real.startswith(os.getcwd()) \
+            shown = os.path.basename(path) if library else os.path.relpath(real, _CWD) if real.startswith(_CWD) \
                 else real
         kind = _KINDS[code] = (shown, ours, library)
     return kind
@@ -46,8 +49,10 @@ def frames(depth: int = 2) -> tuple[str | None, str | None]:
     and the nearest one outside any installed library (the user's script)."""
     frame = sys._getframe(depth)
     near = user = None
+    kinds = _KINDS
     while frame is not None and user is None:
-        shown, ours, library = _kind(frame.f_code)
+        code = frame.f_code
+        shown, ours, library = kinds.get(code) or _kind(code)
         if not ours:
             here = f"{shown}:{frame.f_lineno}"
             near = near or here
@@ -55,6 +60,10 @@ def frames(depth: int = 2) -> tuple[str | None, str | None]:
                 user = here
         frame = frame.f_back
     return near, user
+
+
+def _inside(model, module) -> bool:
+    return any(sub is module for sub in model.modules())
 
 
 class Sites:
@@ -68,6 +77,7 @@ class Sites:
         self._roots: dict[int, weakref.ref] = {}
         self._generate = None  # the frame of the generate() call being followed
         self._step = -1
+        self._model_ran = False  # the generating model's own forward has run in this generate()
         self._handles: list = []
         #: called at every outermost forward (capture installs transformers' hooks then, if it can)
         self.on_root = None
@@ -75,6 +85,10 @@ class Sites:
         self.modules = None
 
     def install(self) -> None:
+        global _CWD
+        if os.getcwd() != _CWD:
+            _CWD = os.getcwd()
+            _KINDS.clear()
         from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
         self._handles = [register_module_forward_pre_hook(self._enter),
@@ -92,58 +106,74 @@ class Sites:
             stack = self.local.stack = []
         return stack
 
+    # The two hooks run for every module call of the run: kept lean.
     def _enter(self, module, args) -> None:
-        if torch.compiler.is_compiling():
+        if _compiling():
             return
-        stack = self._stack()
+        try:
+            stack = self.local.stack
+        except AttributeError:
+            stack = self._stack()
         if not stack:
             self._root(module)
-        stack.append((id(module), self._names.get(id(module)) or type(module).__name__,
-                      getattr(module, "layer_idx", None)))
-        if self.modules is not None:
-            self.modules.enter(module)
+        stack.append((id(module), module))  # named only when a call is recorded (most modules never are)
+        self.modules.enter(module)
 
     def _leave(self, module, args, kwargs, output) -> None:
-        if torch.compiler.is_compiling():
+        if _compiling():
             return
-        stack = self._stack()
-        if self.modules is not None:  # named while this module is still the innermost
-            self.modules.leave(module, args, kwargs, root=len(stack) == 1 and stack[0][0] == id(module))
+        try:
+            stack = self.local.stack
+        except AttributeError:
+            stack = self._stack()
+        key = id(module)
+        # told while this module is still the innermost (its own record is named by it)
+        self.modules.leave(module, args, kwargs, root=len(stack) == 1 and stack[0][0] == key)
         while stack:
-            if stack.pop()[0] == id(module):
+            if stack.pop()[0] == key:
                 break
 
     def _root(self, module) -> None:
         """A forward with no module around it: a new forward (and, inside
-        generate(), its next step). Its submodules' paths are named once."""
+        generate(), its next step). Paths are named from the outermost model
+        known: inside generate() that is the model generating, so its
+        encoder, run alone first, is still `model.encoder.layers.0.self_attn`."""
         self.forward += 1
         if self.on_root is not None:
             self.on_root()
-        ref = self._roots.get(id(module))
-        if ref is None or ref() is not module:
-            for name, sub in module.named_modules():
-                self._names[id(sub)] = name or type(module).__name__
-            self._roots[id(module)] = weakref.ref(module)
         frame = sys._getframe(2)
         while frame is not None:
             code = frame.f_code
             if code.co_name == "generate" and "generation" in code.co_filename:
                 break
             frame = frame.f_back
+        model = frame.f_locals.get("self") if frame is not None else None
+        owner = model if isinstance(model, torch.nn.Module) and (model is module or _inside(model, module)) \
+            else module
+        ref = self._roots.get(id(owner))
+        if ref is None or ref() is not owner:
+            for name, sub in owner.named_modules():
+                self._names[id(sub)] = name or type(owner).__name__
+            self._roots[id(owner)] = weakref.ref(owner)
         if frame is None:
             self._generate, self._step = None, -1
-        elif frame is self._generate:
-            self._step += 1
-        else:
-            self._generate, self._step = frame, 0
+            return
+        if frame is not self._generate:
+            self._generate, self._step, self._model_ran = frame, 0, False
+        # the step moves on with each forward of the model itself (an encoder run first is the prefill's)
+        if module is owner:
+            if self._model_ran:
+                self._step += 1
+            self._model_ran = True
 
     def where(self) -> dict:
         """The innermost module of this thread, its layer index, the
         forward and the generation step (None outside generate)."""
         stack = self._stack()
-        site, layer = (stack[-1][1], stack[-1][2]) if stack else (None, None)
-        if layer is None:
-            layer = next((entry[2] for entry in reversed(stack) if entry[2] is not None), None)
+        site = (self._names.get(stack[-1][0]) or type(stack[-1][1]).__name__) if stack else None
+        # layer_idx is a plain attribute (vars(), not getattr: nn.Module's __getattr__ raises when it is absent)
+        layer = next((vars(entry[1]).get("layer_idx") for entry in reversed(stack)
+                      if vars(entry[1]).get("layer_idx") is not None), None)
         return {"site": site, "layer": layer if isinstance(layer, int) else None,
                 "forward": self.forward if stack else None,
                 "generate_step": self._step if stack and self._generate is not None else None}

@@ -4,29 +4,22 @@ A call's mask is cut into the 2-D slices it means (one per batch row and
 head it really varies over: a broadcast or expanded axis gives one slice);
 each slice is hashed by its dtype, shape and bytes, and written only the
 first time that hash is seen. A tensor seen again unchanged (same object,
-same `_version`) is not hashed again: a 32-layer model passing one mask to
-every layer hashes it once."""
+same `_version`) is not read again at all: a 32-layer model passing one
+mask to every layer hashes it once. A float mask's range (-inf, the lowest
+finite value) is read from its distinct slices, with no copy of the mask."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import weakref
 
 import torch
 
+from maskattn_tui.capture.table_files import table_digest  # the name the folder's reader checks
+
 #: numpy has no bfloat16: such slices are stored as float32 (exact), the
 #: call keeps the tensor's own dtype name.
 _AS_NUMPY = {torch.bfloat16: torch.float32}
-
-
-def _digest(array) -> str:
-    import numpy as np
-
-    h = hashlib.blake2b(digest_size=10)
-    h.update(f"{array.dtype.str}{array.shape}".encode())
-    h.update(np.ascontiguousarray(array).data)
-    return h.hexdigest()
 
 
 def _version(tensor: torch.Tensor) -> int | None:
@@ -38,6 +31,17 @@ def _version(tensor: torch.Tensor) -> int | None:
         return None
 
 
+def _numpy_view(tensor: torch.Tensor):
+    """The tensor's own memory as a numpy array (any strides), or None when
+    that would copy it whole (another device, bfloat16) or cannot be."""
+    if tensor.device.type != "cpu" or tensor.dtype in _AS_NUMPY:
+        return None
+    try:
+        return tensor.numpy()
+    except (RuntimeError, TypeError):
+        return None
+
+
 class MaskStore:
     """Writes masks/<hash>.npy files; remembers which hashes exist."""
 
@@ -45,26 +49,49 @@ class MaskStore:
         self.folder = os.path.join(folder, "masks")
         os.makedirs(self.folder, exist_ok=True)
         self.known: set[str] = {n[:-4] for n in os.listdir(self.folder) if n.endswith(".npy")}
-        # id(tensor) -> (weakref, _version, result): the same unchanged tensor again
+        # id(base tensor) -> (weakref to it, {view: (_version, result)}): the same unchanged tensor again
         self._seen: dict[int, tuple] = {}
+        # hash -> (has -inf, lowest finite value) of a float table
+        self._ranges: dict[str, tuple] = {}
 
     def slices(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
         """The slice map of a mask of any broadcast shape, as it applies to
         a call with `rows` queries and `keys` keys: {"batch": B', "heads":
         H', "hashes": [[hash per head] per batch]}, B' and H' being 1 where
-        the mask does not vary along that axis."""
-        key = id(tensor)
+        the mask does not vary along that axis. A tensor seen before,
+        unchanged, is not read again; nor is the same view of it (the SDPA
+        inside an HF layer gets a slice of the layer's mask): a view shares
+        its base's memory and `_version`, and the base is held weakly."""
         version = _version(tensor)
-        entry = self._seen.get(key)
-        if version is not None and entry is not None and entry[0]() is tensor \
-                and entry[1] == (version, rows, keys):
-            return entry[2]
-        result = self._cut(tensor, rows, keys)
-        if version is not None:
+        if version is None:
+            return self._result(tensor, rows, keys)
+        base = tensor._base if tensor._base is not None else tensor
+        view = (tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, rows, keys)
+        entry = self._seen.get(id(base))
+        if entry is None or entry[0]() is not base:
             try:
-                self._seen[key] = (weakref.ref(tensor), (version, rows, keys), result)
+                entry = self._seen[id(base)] = (weakref.ref(base, self._forget(id(base))), {})
             except TypeError:
-                pass
+                return self._result(tensor, rows, keys)
+        known = entry[1].get(view)
+        if known is not None and known[0] == version:
+            return known[1]
+        result = self._result(tensor, rows, keys)
+        entry[1][view] = (version, result)
+        return result
+
+    def _forget(self, key: int):
+        seen = self._seen
+
+        def forget(ref) -> None:
+            if key in seen and seen[key][0] is ref:
+                del seen[key]
+        return forget
+
+    def _result(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
+        result = self._cut(tensor, rows, keys)
+        if tensor.is_floating_point():
+            result = {**result, **self._range(result)}
         return result
 
     def _cut(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
@@ -75,8 +102,22 @@ class MaskStore:
             t = t.reshape(-1, *t.shape[-3:])
         batch = 1 if t.shape[0] == 1 or t.stride(0) == 0 else t.shape[0]
         heads = 1 if t.shape[1] == 1 or t.stride(1) == 0 else t.shape[1]
-        hashes = [[self.put(t[b, h].expand(rows, keys)) for h in range(heads)] for b in range(batch)]
+        view = _numpy_view(t)
+        if view is not None:  # sliced in numpy: a torch op costs microseconds, and a decode step makes many
+            import numpy as np
+
+            hashes = [[self.put(np.broadcast_to(view[b, h], (rows, keys))) for h in range(heads)]
+                      for b in range(batch)]
+        else:
+            hashes = [[self.put(t[b, h].expand(rows, keys)) for h in range(heads)] for b in range(batch)]
         return {"batch": batch, "heads": heads, "hashes": hashes}
+
+    def _range(self, result: dict) -> dict:
+        """neg_inf / min (the lowest finite value) of a float mask, from its
+        distinct slices (which hold every value it has): no copy of the mask."""
+        ranges = [self._ranges[h] for row in result["hashes"] for h in row]
+        lows = [low for _, low in ranges if low is not None]
+        return {"neg_inf": any(neg for neg, _ in ranges), "min": min(lows) if lows else None}
 
     def put(self, table) -> str:
         """Store one 2-D table (a tensor or numpy array), if new; its hash."""
@@ -86,7 +127,11 @@ class MaskStore:
             table = table.detach()
             table = table.to(_AS_NUMPY.get(table.dtype, table.dtype)).cpu().contiguous().numpy()
         table = np.ascontiguousarray(table)
-        digest = _digest(table)
+        digest = table_digest(table)
+        if digest not in self._ranges and table.dtype.kind == "f" and table.size:
+            with np.errstate(invalid="ignore"):
+                low = np.min(table, where=table != -np.inf, initial=np.inf)
+            self._ranges[digest] = (bool((table == -np.inf).any()), float(low) if np.isfinite(low) else None)
         if digest not in self.known:
             path = os.path.join(self.folder, digest + ".npy")
             partial = f"{path}.{os.getpid()}.part"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from maskattn_tui.capture.manifest import mask_hashes
+from maskattn_tui.capture.folder import mask_hashes
 from maskattn_tui.i18n import t
 
 
@@ -19,8 +19,8 @@ def mask_users(calls: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def ranges(numbers) -> str:
-    """[0, 1, 2, 5] -> "0-2, 5"."""
+def ranges(numbers, most: int | None = None) -> str:
+    """[0, 1, 2, 5] -> "0-2, 5"; past `most` runs, "… +N" (how many more runs)."""
     values = sorted(set(numbers))
     parts, start = [], None
     for i, n in enumerate(values):
@@ -29,11 +29,18 @@ def ranges(numbers) -> str:
         if i + 1 == len(values) or values[i + 1] != n + 1:
             parts.append(str(start) if start == n else f"{start}-{n}")
             start = None
+    if most is not None and len(parts) > most:
+        return ", ".join(parts[:most]) + f", \u2026 +{len(parts) - most}"
     return ", ".join(parts)
 
 
+#: Runs of call numbers a line names (a layer's mask in a 100,000-call run is
+#: used by 33,000 calls that no one reads one by one; --json lists them all).
+CALLS_SHOWN = 24
+
+
 def calls_text(calls: list[dict]) -> str:
-    return "#" + ranges(c["call"] for c in calls) if calls else "-"
+    return "#" + ranges((c["call"] for c in calls), CALLS_SHOWN) if calls else "-"
 
 
 _NUMBER = re.compile(r"\.(\d+)\.")

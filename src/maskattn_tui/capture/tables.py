@@ -17,12 +17,14 @@ FLEX_CELLS = 1 << 24
 FLEX_PAIRS = 64
 
 
-def describe(tensor: torch.Tensor | None) -> dict | None:
+def describe(tensor: torch.Tensor | None, values: bool = True) -> dict | None:
+    """Shape, dtype, stride; with `values`, a float tensor's -inf and lowest
+    finite value (a mask cut by the store gets them from its slices)."""
     if tensor is None:
         return None
     out = {"shape": list(tensor.shape), "dtype": str(tensor.dtype).removeprefix("torch."),
            "stride": list(tensor.stride())}
-    if tensor.is_floating_point() and tensor.numel():
+    if values and tensor.is_floating_point() and tensor.numel():
         # reductions, not a boolean index (which would copy a huge mask once more)
         low = tensor.detach().amin()
         out["neg_inf"] = bool(torch.isneginf(low))
@@ -32,13 +34,35 @@ def describe(tensor: torch.Tensor | None) -> dict | None:
     return out
 
 
+#: padding_runs keeps the runs of this many batch rows at most
+RUN_ROWS = 64
+
+
+def padding_runs(padding: torch.Tensor) -> dict:
+    """A 2-D padding mask ([batch, keys], 1 = a real token) as each row's
+    runs of real tokens, [start, end) pairs: it grows by one key at every
+    decode step, and a table file a step would cost more than the step
+    (creating a file is ~0.15 ms on a journaled disk). Rows past RUN_ROWS
+    are counted, not kept."""
+    if padding.dim() != 2:
+        return {"runs": None}
+    import numpy as np
+
+    runs = []
+    for row in padding.detach()[:RUN_ROWS].cpu().numpy() != 0:
+        bounds = [0, *(np.flatnonzero(row[1:] != row[:-1]) + 1).tolist(), row.size]  # where a run ends
+        runs.append([[a, b] for a, b in zip(bounds, bounds[1:]) if row[a]])
+    return {"runs": runs, "rows_left_out": max(0, padding.shape[0] - RUN_ROWS)}
+
+
 def sdpa_mask(store: MaskStore, mask, is_causal: bool, rows: int, keys: int) -> dict:
     """attn_mask as given (True / 0.0 = attend), or the table is_causal
     means: torch's is_causal is top-left (query i sees keys 0..i) whatever
     the lengths, so a single query over a cache sees key 0 only."""
     if mask is not None:
         polarity = "attend" if mask.dtype == torch.bool else "additive"
-        return {"from": "attn_mask", "polarity": polarity, **describe(mask), **store.slices(mask, rows, keys)}
+        return {"from": "attn_mask", "polarity": polarity, **describe(mask, values=False),
+                **store.slices(mask, rows, keys)}
     if is_causal:
         table = torch.ones(rows, keys, dtype=torch.bool).tril()
         return {"from": "is_causal", "table": "top-left", "polarity": "attend", **_one(store.put(table))}
@@ -74,7 +98,7 @@ def mha_masks(store: MaskStore, attn_mask, key_padding_mask, batch: int, heads: 
                                    "hash": store.put(key_padding_mask.reshape(-1, keys))}
         kpm = _additive(key_padding_mask.detach().cpu(), torch.float32).reshape(-1, keys)
         merged = merged + kpm[:, None, None, :]
-    out["merged"] = {"from": "merged", "polarity": "additive", **describe(merged),
+    out["merged"] = {"from": "merged", "polarity": "additive", **describe(merged, values=False),
                      **store.slices(merged, rows, keys)}
     return out
 

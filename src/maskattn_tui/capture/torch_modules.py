@@ -1,11 +1,9 @@
 """nn.MultiheadAttention and the Transformer encoder, recorded from their
-module hooks rather than by the mode. While a TorchFunctionMode is on,
-these modules leave their fast paths (they test has_torch_function), which
-changes results in the last bits; so capture takes its mode off the stack
-for the duration of such a module's forward (the fast path runs as without
-capture) and records the call from the module's own arguments after it:
-attn_mask, key_padding_mask and their merge, as the mode records
-F.multi_head_attention_forward. An encoder layer whose fast path skipped
+module hooks: their fast paths never call F.multi_head_attention_forward,
+so each such module's call is recorded from its own arguments after it
+(attn_mask, key_padding_mask and their merge, as mode.py records
+F.multi_head_attention_forward), and the F call inside, when the slow path
+makes one, is not recorded twice. An encoder layer whose fast path skipped
 its self_attn module is recorded itself; inside an encoder that packed the
 batch into a nested tensor, with the encoder's masks."""
 
@@ -24,19 +22,6 @@ _LAYER_NAMES = ("src", "src_mask", "src_key_padding_mask", "is_causal")
 _ENCODER_NAMES = ("src", "mask", "src_key_padding_mask", "is_causal")
 
 
-def _ours() -> list:
-    """Pop every capture mode on top of this thread's mode stack."""
-    from maskattn_tui.capture.mode import CaptureMode
-
-    popped = []
-    while torch._C._len_torch_function_stack():
-        top = torch._C._get_function_stack_at(torch._C._len_torch_function_stack() - 1)
-        if not isinstance(top, CaptureMode):
-            break
-        popped.append(torch._C._pop_torch_function_stack())
-    return popped
-
-
 def _bound(names, args, kwargs) -> dict:
     return {**dict(zip(names, args)), **(kwargs or {})}
 
@@ -53,24 +38,42 @@ class ModuleCalls:
             stack = self.local.stack = []
             self.local.mha = 0
             self.local.pending = []
+            self.local.bypass = []
         return stack
 
     def enter(self, module) -> None:
+        bypass = _BYPASS.get(type(module), False)
+        if bypass is False:
+            bypass = _bypasses(type(module))
+        if bypass is not None:
+            self._stack()
+            self.local.bypass.append((id(module), self.recorder.recorded()))
         if isinstance(module, _FAST):
             stack = self._stack()
-            stack.append((id(module), _ours(), self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
+            self.recorder.hush(1)  # its F.multi_head_attention_forward is recorded from here
+            stack.append((id(module), None, self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
 
     def leave(self, module, args, kwargs, root: bool = False) -> None:
-        if root and isinstance((kwargs or {}).get("position_ids"), torch.Tensor):
+        positions = (kwargs or {}).get("position_ids") if root else None
+        # (one position a row, as in a decode step, cannot restart: nothing to record)
+        if isinstance(positions, torch.Tensor) and positions.shape[-1] > 1:
             self.recorder.record("forward", _positions, (kwargs["position_ids"], kwargs.get("attention_mask")))
+        stack = self._stack()
+        if self.local.bypass and self.local.bypass[-1][0] == id(module):  # (checked first: few modules are)
+            _, before = self.local.bypass.pop()
+            if self.recorder.recorded() == before:  # nothing inside saw its attention
+                mask = _mask_argument(module, args, kwargs)
+                if mask is not None:
+                    self.recorder.record("hf", _argument_call, (module, args, mask))
         if not isinstance(module, _FAST):
             return
-        stack = self._stack()
         while stack and stack[-1][0] != id(module):
             stack.pop()
+            self.recorder.hush(-1)
         if not stack:
             return
-        _, popped, mha_before, _ = stack.pop()
+        _, _, mha_before, _ = stack.pop()
+        self.recorder.hush(-1)
         try:
             if isinstance(module, torch.nn.MultiheadAttention):
                 self.local.mha += 1
@@ -88,14 +91,60 @@ class ModuleCalls:
                 pending, self.local.pending = self.local.pending, []
                 for layer in pending:
                     self._layer(layer, a.get("src"), a.get("mask"), a.get("src_key_padding_mask"), a.get("is_causal"))
-        finally:
-            for mode in reversed(popped):
-                torch._C._push_on_torch_function_stack(mode)
+        except Exception:  # noqa: BLE001 - a recording error must not reach the run (record() notes its own)
+            pass
 
     def _layer(self, layer, src, mask, padding, is_causal) -> None:
         record = self.recorder.record("mha", _layer_call, (layer, src, mask, padding, is_causal,
                                                            self.names.get(id(layer))))
         return record
+
+
+#: class -> the index of `attention_mask` among its forward's parameters, or
+#: None when it is not a transformers attention module that takes one
+_BYPASS: dict = {}
+
+
+def _bypasses(cls) -> int | None:
+    """A transformers attention module (its class named *Attention*) whose
+    forward takes `attention_mask`: if its forward records nothing (its
+    file computes attention itself, as Falcon's eager path does, instead of
+    calling the attention interface), its mask argument is recorded."""
+    known = _BYPASS.get(cls, False)
+    if known is False:
+        known = None
+        if "Attention" in cls.__name__ and cls.__module__.startswith("transformers.models."):
+            import inspect
+
+            try:
+                names = list(inspect.signature(cls.forward).parameters)
+            except (TypeError, ValueError):
+                names = []
+            if "attention_mask" in names:
+                known = names.index("attention_mask") - 1  # without self
+        _BYPASS[cls] = known
+    return known
+
+
+def _mask_argument(module, args, kwargs):
+    """The 3-D or 4-D `attention_mask` tensor a bypassing module was given, or None."""
+    at = _BYPASS[type(module)]
+    mask = (kwargs or {}).get("attention_mask", args[at] if at < len(args) else None)
+    return mask if isinstance(mask, torch.Tensor) and mask.dim() in (3, 4) else None
+
+
+def _argument_call(entry: tuple, store) -> dict:
+    module, args, mask = entry
+    hidden = args[0] if args and isinstance(args[0], torch.Tensor) and args[0].dim() == 3 else None
+    rows, keys = mask.shape[-2], mask.shape[-1]
+    if hidden is not None and rows == 1 and hidden.shape[1] > 1:
+        rows = hidden.shape[1]  # a [B, 1, 1, K] padding mask broadcast over the queries
+    config = getattr(module, "config", None)
+    return {"implementation": getattr(config, "_attn_implementation", None), "via": "module argument",
+            "q_len": rows, "k_len": keys, "batch": hidden.shape[0] if hidden is not None else mask.shape[0],
+            "heads": getattr(module, "num_heads", None), "sliding_window": None, "softcap": None, "scale": None,
+            "module_is_causal": getattr(module, "is_causal", None), "layer_type": None,
+            "mask": tables.sdpa_mask(store, mask, False, rows, keys)}
 
 
 def _layout(attention, query) -> tuple[int, int]:
@@ -131,6 +180,7 @@ def _layer_call(entry: tuple, store) -> dict:
     return {"q_len": rows, "k_len": rows, "batch": batch, "heads": attention.num_heads,
             "dtype": str(attention.in_proj_weight.dtype).removeprefix("torch."), "is_causal": bool(is_causal),
             "dropout_p": float(attention.dropout), "training": layer.training, "via": "encoder fast path", "layer_path": path,
+            **({"site": path} if path else {}),  # the layer's own path, also when recorded at its encoder's end
             "mask": masks.pop("merged"), **masks}
 
 

@@ -16,7 +16,7 @@ import os
 
 import torch
 
-from maskattn_tui.capture.store import _digest
+from maskattn_tui.capture.table_files import table_digest
 
 #: q and k together up to this many numbers: every batch row and head kept.
 ALL_CELLS = 1 << 20
@@ -31,7 +31,7 @@ class QkStore:
         import numpy as np
 
         array = tensor.detach().to(torch.float32).cpu().contiguous().numpy()
-        digest = _digest(array)
+        digest = table_digest(array)
         if digest not in self.known:
             os.makedirs(self.folder, exist_ok=True)
             path = os.path.join(self.folder, digest + ".npy")
@@ -60,7 +60,3 @@ def keep(qk: QkStore, q: torch.Tensor, k: torch.Tensor, scale, softcap=None) -> 
     return {"q": qk.put(q), "k": qk.put(k), "all": everything, "batch": q.shape[0], "heads": q.shape[1],
             "kv_heads": k.shape[1], "group": heads // kv_heads, "scale": float(scale),
             "softcap": float(softcap) if isinstance(softcap, (int, float)) and softcap else None}
-
-
-def qk_path(folder: str, digest: str) -> str:
-    return os.path.join(folder, "qk", digest + ".npy")

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.text import Text
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 from maskattn_tui.model.mask_model import MaskState, new_state
+from maskattn_tui.printable import escaped
 from maskattn_tui.render.blocks import AtWidth, TextBlock
 from maskattn_tui.render.grid_lines import TableBlock
 from maskattn_tui.render.mask_figure import explanation, row_bars, table_sources, twin_tables
@@ -50,14 +52,12 @@ def selected(state: MaskState, row: int | None, key: int | None, offset: int) ->
 
 
 def _title(doc, lang: str) -> str:
-    """The mask's name as the screen's title bar gives it, without the keys."""
-    picker = getattr(doc, "capture", None)
-    if picker is not None:
-        return picker.label(lang, keys=False)
+    """The mask's name (control characters escaped) and its slice, as the
+    screen's title bar gives it without the keys."""
     info = doc.info
     if info.batch is None:
-        return doc.path
-    return doc.path + t("doctor_tui.slice.which" if info.head is not None else "doctor_tui.slice.which3", lang,
+        return escaped(doc.path)
+    return escaped(doc.path) + t("doctor_tui.slice.which" if info.head is not None else "doctor_tui.slice.which3", lang,
                         batch=info.batch, head=info.head)
 
 
@@ -72,7 +72,11 @@ def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | 
     state = selected(new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block), row, key, tables.offset)
     twin = twin_tables(doc, state, lang, table_sources(doc, state, tokens), palette, width)
     x = twin.reveal_x(0, width, state.col)  # the selected key on the page
-    console.print(rule([Segment(palette.tr(_title(doc, lang)), palette.style("title"))], palette))
+    picker = getattr(doc, "capture", None)
+    if picker is None:
+        console.print(rule([Segment(palette.tr(_title(doc, lang)), palette.style("title"))], palette))
+    else:  # which call and slice, and what was left out: wrapped, never cut (text, never markup)
+        console.print(Text(palette.tr(picker.label(lang, keys=False)), style=palette.style("title")))
     console.print(TextBlock([twin.window(y, x, width) for y in range(twin.height)]), crop=False)
     console.print(BLANK)
     console.print(AtWidth(lambda w: row_bars(doc, state, lang, palette, w, min(BAR_KEYS, tables.keys))), crop=False)

@@ -11,6 +11,7 @@ import re
 import sys
 
 from maskattn_tui.i18n import t
+from maskattn_tui.printable import escaped
 
 #: An echoed value (a path, a number, an option's value) longer than this is
 #: cut in the middle: a 5,000-digit value must not make a 5 KB error line,
@@ -19,22 +20,9 @@ MAX_VALUE = 200
 #: A whole error line longer than this keeps its start (what is wrong) and
 #: its end, cut in the middle (a list of 3,000 values echoed back).
 MAX_LINE = 300
-#: Control characters (C0, DEL, C1) and the bidi overrides that can reorder
-#: or hide what a terminal shows; the ESC of "\x1b[2J" would clear the screen.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _LONG = re.compile(r"\S{%d,}" % (MAX_VALUE + 1))
 #: Blanks Rich pads a line with (unstyled: after the last style code).
 _TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
-
-
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match[0]
-    if char in _NAMED:
-        return _NAMED[char]
-    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 def clean_line(text: str, lang: str = "en") -> str:
@@ -46,7 +34,7 @@ def clean_line(text: str, lang: str = "en") -> str:
         word = match[0]
         return word[:keep] + t("cli.cut", lang, count=len(word) - 2 * keep) + word[-keep:]
 
-    line = _LONG.sub(cut, _CONTROL.sub(_escape, text))
+    line = _LONG.sub(cut, escaped(text))
     if len(line) > MAX_LINE:
         tail = MAX_LINE // 4
         line = line[:MAX_LINE - tail] + t("cli.cut", lang, count=len(line) - MAX_LINE) + line[-tail:]

@@ -54,15 +54,17 @@ class MaskDoc:
 
 
 def open_mask(path: str, batch: int | None = None, head: int | None = None, scores: str | None = None,
-              key: str | None = None) -> MaskDoc:
+              key: str | None = None, loaded: tuple | None = None) -> MaskDoc:
     """Read and diagnose `path`; `scores`: a file of scores of the mask's
-    shape (the same --batch / --head slice). Raises MaskattnError."""
+    shape (the same --batch / --head slice); `loaded`: (mask, MaskInfo)
+    already read and checked by its reader (a capture folder's table).
+    Raises MaskattnError."""
     # The readers and the diagnosis on first use: the mask screen imports this
     # module for a long rule too (scale.rule_doc), which reads no file.
     from maskattn_tui.doctor.diagnosis import diagnose
     from maskattn_tui.doctor.read import load_mask
 
-    mask, info = load_mask(path, batch, head, key)  # key: the array of a .npz / .safetensors / dict .pt
+    mask, info = loaded or load_mask(path, batch, head, key)  # key: the array of a .npz / .safetensors / dict .pt
     diag = diagnose(mask, source=info)
     given = None
     if scores is not None:

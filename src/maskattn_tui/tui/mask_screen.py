@@ -238,11 +238,18 @@ class MaskScreen(ScrollActions, ThemedScreen):
             self.app.notify(t("capture.picker.not_capture" if picker is None else "capture.picker.end", lang),
                             markup=False)
             return
-        try:
-            doc = moved.open()
-        except MaskattnError as e:
-            self.app.notify(e.message(lang), severity="error", markup=False)
-            return
+        told = False
+        while True:  # a table the folder's reader refuses is said (the first) and stepped over
+            try:
+                doc = moved.open()
+                break
+            except MaskattnError as e:
+                if not told:
+                    self.app.notify(e.message(lang), severity="error", markup=False)
+                    told = True
+                moved = getattr(moved, how)(*step)
+                if moved is None:
+                    return
         show_mask(self.app, doc)
 
     def action_mask_back(self) -> None:
