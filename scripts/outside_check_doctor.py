@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import io
 import json
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -197,7 +198,9 @@ def cases():
     out.append(("hf-causal-2048", mu.create_causal_mask(
         config=config(), inputs_embeds=torch.zeros(1, 2048, 32), attention_mask=torch.ones(1, 2048, dtype=torch.long),
         cache=None, position_ids=torch.arange(2048)[None], allow_is_causal_skip=False), {"family": ("causal",)}))
-    return out
+    from outside_cases_families import cases as family_cases  # (this folder: the script's own)
+
+    return out + family_cases()
 
 
 def save(tensor: torch.Tensor, folder: Path, name: str, form: str) -> Path | None:
@@ -244,10 +247,13 @@ def run_doctor(argv: list[str], use_subprocess: bool) -> tuple[int, str]:
 
 
 def check(doc: dict, want: dict) -> list[str]:
-    if "flag" in want:  # a control: the finding must be there, at its level
+    if "flag" in want:  # a control: the finding must be there, at its level, naming the planted cells
         code, level = want["flag"]
         found = [f for f in doc["findings"] if f["code"] == code and f["level"] == level]
-        return [] if found else [f"not flagged {code} ({level}): {[(f['code'], f['level']) for f in doc['findings']]}"]
+        if found and all(c in f["cells"] for c in want.get("cells", ()) for f in found[:1]):
+            return []
+        return [f"not flagged {code} ({level}) at {want.get('cells')}: "
+                f"{[(f['code'], f['level'], f['cells'][:3]) for f in doc['findings']]}"]
     problems = []
     slices = doc.get("slices") or [{"family": doc["family"], "differs": doc["rule"]["differs"],
                                     "findings": doc["findings"], "pad_key_count": doc["pad_key_count"]}]
@@ -273,6 +279,21 @@ def check(doc: dict, want: dict) -> list[str]:
         got = [s["pad_key_count"] for s in doc["slices"]]
         if sorted(got) != sorted(set(want["pads"])) and got != want["pads"]:
             problems.append(f"PAD per slice {got} not {want['pads']}")
+    if want.get("no_pad_query") and doc["pad_query_row_count"]:
+        problems.append(f"PAD query rows {doc['pad_query_rows']} in a cross-attention")
+    if want.get("no_pad") and doc["pad_key_count"]:
+        problems.append(f"PAD keys {doc['pad_keys']} (globals or sinks read as PAD?)")
+    if "documents" in want and doc["documents"] != want["documents"]:
+        problems.append(f"documents {doc['documents']} not {want['documents']}")
+    if "globals" in want and doc["rule"].get("globals") != want["globals"]:
+        problems.append(f"globals {doc['rule'].get('globals')} not {want['globals']}")
+    if want.get("bias") and doc["representation"] not in ("bias", "bias-mask"):
+        problems.append(f"representation {doc['representation']}, not a bias")
+    if want.get("keep_mask") and doc["representation"] == "float01" and not any(
+            f["code"] == "float-keep-mask" and f["level"] == "warning" for f in doc["findings"]):
+        problems.append("a float 0/1 keep-mask without its two readings (added / kept) at warning level")
+    if want.get("heads_differ") and not doc.get("slices"):
+        problems.append("per-head slices not read apart")
     if want.get("gaps") and not any(a > 0 and b < doc["shape"][1] for a, b in doc["pad_runs"]):
         problems.append(f"no PAD between real keys: {doc['pad_runs']}")
     return problems
@@ -285,7 +306,7 @@ def main(argv=None) -> int:
     ap.add_argument("-v", action="store_true", help="print every case")
     args = ap.parse_args(argv)
     all_cases = cases()
-    agree = total = expects = expects_ok = 0
+    agree = total = expects = expects_ok = lines_run = lines_ok = 0
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -307,6 +328,16 @@ def main(argv=None) -> int:
                         expects_ok += 1
                     else:
                         problems.append("--expect: " + text.strip().splitlines()[0][:120])
+                if form in ("npy", "pt", "npz", "safetensors"):  # the printed check line, run on its file
+                    line = next((ln for ln in run_doctor([str(path)], False)[1].splitlines()
+                                 if "maskattn-tui doctor" in ln), None)
+                    if line is not None:
+                        lines_run += 1
+                        code, text = run_doctor(shlex.split(line.split("maskattn-tui doctor", 1)[1]), args.subprocess)
+                        if code == 0:
+                            lines_ok += 1
+                        else:
+                            problems.append(f"printed check line fails ({line.strip()}): {text.strip()[:100]}")
                 if problems:
                     failures.append((name, form, problems))
                 else:
@@ -315,7 +346,10 @@ def main(argv=None) -> int:
                     print(f"{'ok ' if not problems else 'BAD'} {name:34} {form:12} {'; '.join(problems)}")
     controls = sum(1 for _, _, want in all_cases if "flag" in want)
     print(f"cases: {len(all_cases)} masks ({controls} broken controls); files read: {total}; "
-          f"agree: {agree}/{total}; --expect passes: {expects_ok}/{expects}")
+          f"agree: {agree}/{total}; --expect passes: {expects_ok}/{expects}; "
+          f"printed check lines pass: {lines_ok}/{lines_run}")
+    misread = sorted({name for name, _, _ in failures})
+    print(f"masks misread or controls missed: {len(misread)} of {len(all_cases)}")
     for name, form, problems in failures:
         print(f"  DISAGREE {name} ({form}): {'; '.join(problems)}")
     return 0 if not failures else 1
