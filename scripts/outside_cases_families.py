@@ -45,16 +45,14 @@ def _flex():
         glob[list(g)] = True
         m = mask(lambda b, h, q, kv: ((q - kv).abs() <= 2) | glob[q] | glob[kv], 16)
         out.append((f"flex-longformer-{len(g)}", m, {"family": ("global-window",), "polarity": "attend",
-                    "globals": list(g), "no_pad": True}))
+                    "globals": [[v, v + 1] for v in g], "no_pad": True}))
         broken = m.clone()
         broken[0, 0, 12, 15] = True  # a window one key too wide in one row
         out.append((f"bug-longformer-{len(g)}", broken, {"flag": ("closest-rule", "error"), "cells": [[12, 15]]}))
     m = mask(lambda b, h, q, kv: (kv <= q) & ((q - kv < 3) | (kv == 0)), 12)
-    out.append(("flex-causal-window-global0", m, {"family": ("sink-window",), "polarity": "attend", "no_pad": True,
-                "expect": ["--window", "3", "--sinks", "1"]}))
+    out.append(("flex-causal-window-global0", m, {"family": ("sink-window",), "polarity": "attend", "no_pad": True}))
     m = mask(lambda b, h, q, kv: (kv <= q) & ((q - kv < 4) | (kv < 2)), 16)
-    out.append(("flex-sinks-window", m, {"family": ("sink-window",), "polarity": "attend", "no_pad": True,
-                "expect": ["--window", "4", "--sinks", "2"]}))
+    out.append(("flex-sinks-window", m, {"family": ("sink-window",), "polarity": "attend", "no_pad": True}))
     broken = m.clone()
     broken[0, 0, 9, 10] = True  # the next token leaks
     out.append(("bug-sinks-window-leak", broken, {"flag": ("leak", "error"), "cells": [[9, 10]]}))

@@ -190,7 +190,10 @@ def cases():
     out.append(("bug-leak", leak, {"flag": ("leak", "error")}))
     out.append(("bug-swapped-additive", torch.zeros(n, n).masked_fill(tril, float("-inf")),
                 {"flag": ("inverted", "error")}))
-    out.append(("bug-float-keep", tril.float(), {"flag": ("float-keep-mask", "error")}))
+    # a float keep-mask: kept (Flax, Keras) it is right, added it hides nothing: both said, --float-mask decides
+    out.append(("bug-float-keep", tril.float(), {"flag": ("float-keep-mask", "warning")}))
+    out.append(("bug-float-keep-added", tril.float(), {"flag": ("float-keep-mask", "error"),
+                                                       "argv": ["--float-mask", "added"]}))
     out.append(("bug-is-causal-with-cache", torch.ones(2, 6, dtype=torch.bool).tril(), {"flag": ("top-left", "warning")}))
     off = torch.ones(n, n, dtype=torch.bool).tril(1)  # off by one: every row sees its next key
     out.append(("bug-off-by-one", off, {"flag": ("leak", "error")}))
@@ -316,7 +319,7 @@ def main(argv=None) -> int:
                 if path is None:
                     continue
                 total += 1
-                code, text = run_doctor([str(path), "--json"], args.subprocess)
+                code, text = run_doctor([str(path), "--json", *want.get("argv", ())], args.subprocess)
                 try:
                     problems = check(json.loads(text), want) if code == 0 else [f"exit {code}: {text.strip()[:120]}"]
                 except json.JSONDecodeError:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT, compare
-from maskattn_tui.doctor.representation import Reading
+from maskattn_tui.doctor.representation import Reading, Representation
 from maskattn_tui.doctor.rows import RowStats
 
 TYPE_CHECKING = False  # Diagnosis names the annotations only (diagnosis imports this module)
@@ -25,6 +25,14 @@ class Finding:
     cells: tuple = ()  # evidence: (row, key) pairs, at most CELL_LIMIT
     count: int = 0  # how many cells (or rows) in all
     params: dict = field(default_factory=dict)  # for the message
+    #: advice to change the mask: the table (True = may read) its fix gives, made
+    #: on demand; doctor.advice reads it before the advice is given as such
+    fix: object = field(default=None, compare=False, repr=False)
+
+
+#: A fix's table is built and read only up to this many cells (beyond, the
+#: rule's own table is trusted).
+FIX_CELLS = 1 << 22
 
 
 def _rows_text(index: np.ndarray) -> str:
@@ -57,10 +65,19 @@ def _runs_text(runs) -> str:
     return ", ".join(f"{a}" if b - a == 1 else f"{a}-{b - 1}" for a, b in runs[:CELL_LIMIT])
 
 
-def _representation(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray) -> list[Finding]:
+def _representation(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray,
+                    float_mask: str | None) -> list[Finding]:
     rep, (rows, keys) = diag.representation, diag.shape
-    if rep.kind == "float01":
-        return [Finding("float-keep-mask", "error", _first_hidden(reading), int(rows * keys - stats.count.sum()))]
+    if rep.kind == "float01" and float_mask != "keep":
+        mask = reading.mask
+        hidden = int(np.count_nonzero(np.asarray(mask) == 0)) if mask.size <= FIX_CELLS else rows * keys
+        if rep.reading == "additive":  # --float-mask added: it hides nothing, every cell is visible
+            keep = Reading(mask, Representation("float01"), "attend")
+            return [Finding("float-keep-mask", "error", _first_hidden(keep), hidden, {"variant": "added"},
+                            fix=lambda: keep.band(0, rows))]
+        return [Finding("float-keep-mask", "warning", _first_hidden(reading), hidden, {"variant": "two"})]
+    if rep.kind in ("bias", "bias-mask"):
+        return [Finding("bias", "info", params={"variant": rep.kind})]
     if rep.kind == "additive-finite":
         params = {"minimum": f"{rep.minimum:.6g}", "dtype": rep.minimum_dtype or "?"}
         if empty.size:
@@ -116,17 +133,48 @@ def _family(diag: Diagnosis, reading: Reading, stats: RowStats) -> list[Finding]
     return out
 
 
-def _differences(diag: Diagnosis) -> list[Finding]:
+def _leak_fix(diag: Diagnosis, reading: Reading):
+    """The table "set the leaked cells to hidden" gives: the mask's own
+    reading with every visible future cell the rule hides taken out."""
+    rows, keys = diag.shape
+    if rows * keys > FIX_CELLS:
+        return None
+    rule = diag.rule
+
+    def make() -> np.ndarray:
+        got, want = reading.band(0, rows), rule.table_rows(slice(0, rows))
+        future = np.arange(keys)[None, :] > rule.positions(slice(None))[:, None]
+        return got & ~(~want & future)
+    return make
+
+
+def _differences(diag: Diagnosis, reading: Reading) -> list[Finding]:
     comparison, fit = diag.fit.comparison, diag.fit
     out = []
     if comparison.leak_count:
         # an error only if every reading as simple as this one has leaks
         level = "error" if all(s.comparison.leak_count for s in diag.alternatives) else "warning"
         out.append(Finding("leak", level, comparison.leaks, comparison.leak_count,
-                           {} if fit.name == "causal" and not fit.rule.pad else {"variant": "rule"}))
+                           {} if fit.name == "causal" and not fit.rule.pad else {"variant": "rule"},
+                           fix=_leak_fix(diag, reading)))
     if comparison.count > comparison.leak_count:
-        out.append(Finding("closest-rule", "warning", comparison.cells, comparison.count))
+        # no reading fits: an error when the closest differs in a few cells (a defect),
+        # a warning when in many (a family the doctor does not know)
+        few = (comparison.count - comparison.leak_count) * 20 <= max(visible_cells(diag), 20)
+        exact = any(s.exact for s in diag.alternatives)
+        out.append(Finding("closest-rule", "error" if few and not exact else "warning", comparison.cells,
+                           comparison.count))
     return out
+
+
+def visible_cells(diag: Diagnosis) -> int:
+    """Cells the chosen rule shows (from its runs when it has them)."""
+    runs = diag.rule.intervals()
+    if runs is None:
+        rows = diag.shape[0]
+        return int(diag.rule.table_rows(slice(0, rows)).sum()) if rows * diag.shape[1] <= FIX_CELLS else rows
+    lo, hi = runs
+    return int(np.maximum(0, hi - lo + 1).sum())
 
 
 def pad_rows_are_the_empty_rows(empty: np.ndarray, pad_query: np.ndarray) -> bool:
@@ -145,18 +193,20 @@ def _rows(diag: Diagnosis, empty: np.ndarray, pad_query: np.ndarray) -> list[Fin
     if empty.size:
         out.append(Finding("empty-rows", "warning", _diagonal_cells(empty, offset), int(empty.size),
                            {"rows": _rows_text(empty)}))
-    if pad_query.size:  # only a causal reading puts queries at key positions: info if others fit too
-        out.append(Finding("pad-query-rows", "info" if diag.alternatives else "warning", _diagonal_cells(pad_query, offset), int(pad_query.size),
-                           {"rows": _rows_text(pad_query)}))
+    if pad_query.size:  # queries at PAD positions: info if other readings fit too, or in an encoder
+        encoder = not diag.rule.causal
+        out.append(Finding("pad-query-rows", "info" if diag.alternatives or encoder else "warning",
+                           _diagonal_cells(pad_query, offset), int(pad_query.size),
+                           {"rows": _rows_text(pad_query), "variant": "encoder" if encoder else None}))
     return out
 
 
 def _pattern(diag: Diagnosis) -> list[Finding]:
     rule = diag.rule
     out = []
-    if rule.window is not None and rule.causal:
+    if rule.window is not None and rule.causal and not rule.globals:  # (with globals: told below)
         out.append(Finding("window", "info", params={"w": rule.window, "w1": rule.window - 1}))
-    elif rule.window is not None:
+    elif rule.window is not None and not rule.globals:
         left, right = rule.window - 1, rule.right_width
         out.append(Finding("two-sided-window", "info",
                            params={"left": left, "right": right, "hf": left if left == right else "-",
@@ -164,7 +214,17 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
     if rule.chunk is not None:
         out.append(Finding("chunk", "info", params={"c": rule.chunk}))
     if rule.documents is not None:
-        out.append(Finding("documents", "info", params={"lengths": ",".join(map(str, rule.documents))}))
+        out.append(Finding("documents", "info", params={"lengths": ",".join(map(str, rule.documents)),
+                                                        "variant": None if rule.causal else "encoder"}))
+    if rule.globals and rule.causal:
+        out.append(Finding("sinks", "info", count=sum(b - a for a, b in rule.globals),
+                           params={"runs": _runs_text(rule.globals), "w": rule.window}))
+    elif rule.globals:
+        out.append(Finding("globals", "info", count=sum(b - a for a, b in rule.globals),
+                           params={"runs": _runs_text(rule.globals), "left": rule.window - 1, "right": rule.right_width}))
+    if rule.pad_rows:
+        blank = np.flatnonzero(rule._pad_query(rule.positions(slice(None))))
+        out.append(Finding("pad-rows", "info", count=int(blank.size), params={"rows": _rows_text(blank)}))
     if rule.prefix is not None:
         out.append(Finding("prefix", "info", params={"p": rule.prefix}))
     if rule.tree is not None:
@@ -179,13 +239,14 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
 
 
 def findings_of(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray, pad_query: np.ndarray,
-                source, inverted_fit) -> list[Finding]:
+                source, inverted_fit, float_mask: str | None = None) -> list[Finding]:
     # empty rows that are all PAD queries are told by the PAD finding (their outputs are dropped anyway)
     shown_empty = empty[:0] if pad_rows_are_the_empty_rows(empty, pad_query) else empty
-    out = _shape(diag, source) + _representation(diag, reading, stats, shown_empty) + _polarity(diag, inverted_fit)
-    out += _family(diag, reading, stats) + _differences(diag) + _rows(diag, empty, pad_query) + _pattern(diag)
-    if diag.alternatives:
-        out.append(Finding("readings", "info", count=1 + len(diag.alternatives)))
+    out = _shape(diag, source) + _representation(diag, reading, stats, shown_empty, float_mask)
+    out += _polarity(diag, inverted_fit)
+    out += _family(diag, reading, stats) + _differences(diag, reading) + _rows(diag, empty, pad_query) + _pattern(diag)
+    if diag.alternatives:  # two hypotheses fit: both are said, and the options that tell them apart
+        out.append(Finding("readings", "warning", count=1 + len(diag.alternatives), params={"variant": "decide"}))
     for f in out:
         if f.params.get("variant", "") is None:
             f.params.pop("variant")

@@ -79,7 +79,8 @@ def members_text(group: SliceGroup, lang: str) -> str:
     return label(group.index, lang) + (t("doctor_slices.equal", lang, n=more) if more else "")
 
 
-def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[SliceGroup]) -> list[tuple]:
+def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[SliceGroup],
+                    float_mask: str | None = None) -> list[tuple]:
     """(group, diagnosis) of the first DIAGNOSED distinct slices."""
     from dataclasses import replace
 
@@ -89,7 +90,7 @@ def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[
     for group in groups[:DIAGNOSED]:
         index = group.index
         sliced = replace(info, batch=index[0], head=index[1] if len(index) > 1 else None)
-        out.append((group, diagnose(array[index], polarity, sliced)))
+        out.append((group, diagnose(array[index], polarity, sliced, float_mask)))
     return out
 
 
