@@ -78,3 +78,40 @@ def test_a_two_sided_window_whose_left_cut_falls_on_pad_keys_is_read_exactly():
     d = diagnose(allowed)
     assert (d.family, d.fit.comparison.count) == ("two-sided-window", 0)
     assert (d.fit.rule.window, d.fit.rule.right, d.fit.rule.pad) == (3, 2, 2)
+
+
+@st.composite
+def new_family_masks(draw):
+    """The families issue 31 added, by index arithmetic: packed encoder
+    documents, Longformer global tokens with a two-sided window, sink keys
+    with a causal window, PAD query rows blanked (Flax, Keras)."""
+    family = draw(st.sampled_from(["encoder-documents", "globals", "sinks", "blank-pad"]))
+    n = draw(st.integers(8, 16))
+    p, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    if family == "encoder-documents":
+        cuts = sorted(set(draw(st.lists(st.integers(1, n - 1), min_size=1, max_size=3))))
+        doc = np.searchsorted(np.array(cuts), np.arange(n), side="right")
+        return family, doc[k] == doc[p]
+    if family == "globals":
+        w = draw(st.integers(1, 2))
+        glob = np.zeros(n, dtype=bool)
+        glob[draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=2, unique=True))] = True
+        return family, (np.abs(p - k) <= w) | glob[p[:, 0]][:, None] | glob[k[0]][None, :]
+    if family == "sinks":
+        w, sinks = draw(st.integers(2, 4)), draw(st.integers(1, 2))
+        return family, (k <= p) & ((p - k < w) | (k < sinks))
+    pad = draw(st.integers(1, 3))
+    real = np.arange(n) < n - pad
+    causal = draw(st.booleans())
+    allowed = real[k] & real[p] & ((k <= p) if causal else True)
+    return family, allowed
+
+
+@settings(max_examples=200, deadline=None)
+@given(new_family_masks())
+def test_no_error_on_the_new_families(case):
+    family, allowed = case
+    d = diagnose(allowed)
+    exact = [d.fit.comparison.count] + [s.comparison.count for s in d.alternatives]
+    assert 0 in exact, (family, d.family, exact)
+    assert [f.code for f in d.findings if f.level == "error"] == [], (family, d.family)

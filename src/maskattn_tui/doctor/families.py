@@ -23,8 +23,7 @@ continues a chain (parent = the node before). Trees need committed keys
 (speculative decoding), so packed documents are never read as chains.
 A causal reading that makes every query row PAD costs 2 more: no batch
 computes only PAD queries, so cross-attention over padded keys reads first.
-Blocks are 3 positions or more: a 2-position block is a single future cell,
-which a one-cell leak explains as simply.
+Blocks and prefixes are 3 positions or more (patterns.BLOCK_MIN).
 The diagnosis adds one per cell that differs, and takes the reading of
 least total (several if equal)."""
 
@@ -34,7 +33,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from maskattn_tui.doctor.patterns import (_chunk, _mode, _prefix, document_lengths, tree_parents,
+from maskattn_tui.doctor.patterns import (BLOCK_MIN, _chunk, _mode, _prefix, document_lengths, tree_parents,
                                           windowed_document_lengths)
 from maskattn_tui.doctor.representation import Reading, band_rows
 from maskattn_tui.doctor.rows import RowStats, _stats_of, column_counts, last_rows, visible_columns
@@ -43,8 +42,7 @@ from maskattn_tui.doctor.rules import TREE_MAX, Rule
 #: Family order on a tie of cost: the first is the reading shown first.
 ORDER = ("causal", "bidirectional", "cross-attention", "static-cache", "window", "two-sided-window",
          "prefix", "chunk", "documents", "bidirectional-documents", "sink-window", "global-window", "blocks", "tree")
-#: The fewest positions a bidirectional block reading takes.
-BLOCK_MIN = 3
+
 #: More blocks or PAD runs than this are not read as such (a noisy mask).
 RUNS_MAX = 64
 
@@ -263,7 +261,8 @@ def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray,
                     yield "bidirectional", *_costed(padded.replace(pad_rows=True))
                 if documents is not None and not pad and not gaps:
                     yield "documents", *_costed(padded.replace(documents=documents))
-                if not stats.contiguous.all():
+                every = counts == rows - int(np.count_nonzero(stats.empty))  # keys every row sees
+                if every.any() and not every.all():
                     yield "globals", cost(padded) + 2, _globals_maker(reading, stats, counts, padded)
             start = pad if side == "left" else 0
             end = keys - 1 - (pad if side == "right" else 0)
@@ -326,8 +325,17 @@ def _globals_maker(reading: Reading, stats: RowStats, counts: np.ndarray, padded
         for i in range(0, index.size, band_rows(index.size, keys)):
             part = index[i: i + band_rows(index.size, keys)]
             lo[part], hi[part], count[part] = _stats_of(reading.rows_at(part) & ~glob)
-        left, right = _window_widths(RowStats(lo, hi, count, keys), own, int(np.argmax(~glob)),
-                                     int(keys - 1 - np.argmax(~glob[::-1])))
+        # a row's window cut, where the key beyond it is no global key (that one was taken out)
+        seen = count > 0
+        cut_left = seen & (lo > 0) & ~glob[np.maximum(lo - 1, 0)] & (own >= lo)
+        cut_right = seen & (hi < keys - 1) & ~glob[np.minimum(hi + 1, keys - 1)] & (hi >= own)
+        left, right = _mode((own - lo)[cut_left]), _mode((hi - own)[cut_right])
+        # no clean cut on a side (every one beside a global key): the least width that shows what rows see
+        inside = seen & (lo <= own) & (own <= hi)
+        if left is None and inside.any():
+            left = int((own - lo)[inside].max())
+        if right is None and inside.any():
+            right = int((hi - own)[inside].max())
         if left is None or right is None:
             return None
         return padded.replace(window=left + 1, right=right, globals=tuple(runs))

@@ -222,9 +222,6 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
     elif rule.globals:
         out.append(Finding("globals", "info", count=sum(b - a for a, b in rule.globals),
                            params={"runs": _runs_text(rule.globals), "left": rule.window - 1, "right": rule.right_width}))
-    if rule.pad_rows:
-        blank = np.flatnonzero(rule._pad_query(rule.positions(slice(None))))
-        out.append(Finding("pad-rows", "info", count=int(blank.size), params={"rows": _rows_text(blank)}))
     if rule.prefix is not None:
         out.append(Finding("prefix", "info", params={"p": rule.prefix}))
     if rule.tree is not None:

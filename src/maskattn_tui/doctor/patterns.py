@@ -28,6 +28,11 @@ from maskattn_tui.doctor.representation import Reading, band_rows
 from maskattn_tui.doctor.rows import RowStats
 from maskattn_tui.doctor.rules import Rule
 
+#: The fewest positions a bidirectional block reading takes: a block of 2 is a
+#: single future cell, which a one-cell leak explains as simply (a prefix of 2
+#: at the start stays a reading beside the leak: both are named).
+BLOCK_MIN = 3
+
 
 @dataclass(frozen=True)
 class Fit:
