@@ -301,3 +301,21 @@ def test_both_languages_name_the_new_readings(tmp_path, capsys):
             assert main(["doctor", str(path), "--lang", lang]) == 0
             out = capsys.readouterr().out
             assert ("规则" in out) == (lang == "zh") and "[" in out
+
+
+def test_per_head_masks_and_per_head_biases_are_told_apart(tmp_path, capsys):
+    per_head = flex(lambda b, h, q, kv: (kv <= q) & ((h == 0) | (q - kv < 3)), 8, heads=2)  # head 1: a window
+    assert main(["doctor", str(save(tmp_path, "heads", per_head))]) == 0
+    out = capsys.readouterr().out
+    assert "head 1: sliding window, 3 keys" in out and "a per-head mask" in out
+    alibi = build_alibi_tensor(torch.ones(1, 6, dtype=torch.long), 4, torch.float32)  # 4 heads, 4 slopes
+    assert main(["doctor", str(save(tmp_path, "alibi", alibi)), "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "4 distinct" in out and "differ only in their values" in out and "a bias" in out
+
+
+def test_equal_readings_with_the_same_consequences_are_information(tmp_path):
+    # a BERT-style [B, 1, 1, S] mask without PAD: causal decode step or key padding, nothing differs
+    d = read(save(tmp_path, "one", torch.zeros(1, 1, 1, 6)))
+    readings = [f for f in d.findings if f.code == "readings"]
+    assert all(f.level == "info" for f in readings) and errors(d) == []

@@ -26,7 +26,7 @@ import numpy as np
 
 from maskattn_tui.doctor.alignment import Alignment, decide, score
 from maskattn_tui.doctor.compare import CELL_LIMIT
-from maskattn_tui.doctor.findings import Finding, findings_of
+from maskattn_tui.doctor.findings import Finding, findings_of, pad_query_rows
 from maskattn_tui.doctor.patterns import Fit
 from maskattn_tui.doctor.readings import EXACT_SLACK, Scored, best_readings
 from maskattn_tui.doctor.advice import checked_advice
@@ -227,22 +227,12 @@ def diagnose(mask, polarity: str | None = None, source=None, float_mask: str | N
                           score(stats, int(rule.offset)) if rule.causal else 0.0, decided.scores)
     fit = Fit(best.name, rule, best.comparison)
     empty = np.flatnonzero(stats.empty)
-    pad_query = np.flatnonzero(_pad_query_rows(rule, rows, keys, stored))
+    pad_query = np.flatnonzero(pad_query_rows(rule, stored))
     api = _api(rep, chosen)
     diag = Diagnosis((rows, keys), rep, alignment, fit, _capped(empty), int(empty.size), _capped(pad_query),
                      int(pad_query.size), (), api, best.family, tuple(others), assumed)
-    findings = findings_of(diag, reading, stats, empty, pad_query, source, inverted_fit, float_mask)
+    findings = findings_of(diag, reading, stats, empty, pad_query, source, inverted_fit, float_mask, stored)
     if check_advice:
         findings = checked_advice(findings, diag, reading, lambda table: diagnose(table, "attend",
                                                                                   check_advice=False))
     return replace(diag, findings=tuple(findings))
-
-
-def _pad_query_rows(rule, rows: int, keys: int, stored: tuple) -> np.ndarray:
-    """Query rows at PAD positions: a causal reading's rows sit at their own
-    positions; a reading without causal order over as many rows as keys is
-    one sequence's self-attention (an encoder), row r its token r."""
-    one_sequence = rule.causal or rule.tree is not None or (rows == keys and not (rows == 1 and stored[-2:-1] == (1,)))
-    if not one_sequence:
-        return np.zeros(rows, dtype=bool)
-    return rule._pad_query(np.arange(rows) + rule.offset)

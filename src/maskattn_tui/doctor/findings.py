@@ -177,6 +177,26 @@ def visible_cells(diag: Diagnosis) -> int:
     return int(np.maximum(0, hi - lo + 1).sum())
 
 
+def pad_query_rows(rule, stored: tuple = ()) -> np.ndarray:
+    """Which query rows sit at PAD positions: a causal reading's rows sit at
+    their own positions; a reading without causal order over as many rows as
+    keys is one sequence's self-attention (an encoder), row r its token r; a
+    broadcast row ([B, 1, 1, S]) or cross-attention has none."""
+    rows, keys = rule.rows, rule.keys
+    broadcast = rows == 1 and tuple(stored)[-2:-1] == (1,)
+    if not (rule.causal or rule.tree is not None or (rows == keys and not broadcast)):
+        return np.zeros(rows, dtype=bool)
+    return rule._pad_query(np.arange(rows) + rule.offset)
+
+
+def _consequences_differ(diag: Diagnosis, stored: tuple) -> bool:
+    """Do the equally simple readings tell the user different things (which
+    query rows are PAD, which cells leak)? If not, naming them is information."""
+    pads = pad_query_rows(diag.rule, stored)
+    return any(s.comparison.leak_count != diag.leak_count or not np.array_equal(pad_query_rows(s.rule, stored), pads)
+               for s in diag.alternatives)
+
+
 def pad_rows_are_the_empty_rows(empty: np.ndarray, pad_query: np.ndarray) -> bool:
     """Left-padded HF eager masks: the rows with no key are exactly the PAD
     queries (said once, not as three findings about the same rows)."""
@@ -236,14 +256,15 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
 
 
 def findings_of(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray, pad_query: np.ndarray,
-                source, inverted_fit, float_mask: str | None = None) -> list[Finding]:
+                source, inverted_fit, float_mask: str | None = None, stored: tuple = ()) -> list[Finding]:
     # empty rows that are all PAD queries are told by the PAD finding (their outputs are dropped anyway)
     shown_empty = empty[:0] if pad_rows_are_the_empty_rows(empty, pad_query) else empty
     out = _shape(diag, source) + _representation(diag, reading, stats, shown_empty, float_mask)
     out += _polarity(diag, inverted_fit)
     out += _family(diag, reading, stats) + _differences(diag, reading) + _rows(diag, empty, pad_query) + _pattern(diag)
     if diag.alternatives:  # two hypotheses fit: both are said, and the options that tell them apart
-        out.append(Finding("readings", "warning", count=1 + len(diag.alternatives), params={"variant": "decide"}))
+        level = "warning" if _consequences_differ(diag, stored) else "info"
+        out.append(Finding("readings", level, count=1 + len(diag.alternatives), params={"variant": "decide"}))
     for f in out:
         if f.params.get("variant", "") is None:
             f.params.pop("variant")

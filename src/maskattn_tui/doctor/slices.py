@@ -105,11 +105,27 @@ def slice_lines(results: list[tuple], groups: list[SliceGroup], left_out: int, l
         lines.append(t("doctor_slices.line", lang, slice=members_text(group, lang), rule=rule_text(diag, lang),
                        differs=diag.fit.comparison.count,
                        errors=", ".join(errors) if errors else t("doctor_slices.no_errors", lang)))
+    lines += _across(results, lang)
     if len(groups) > len(results):
         lines.append(t("doctor_slices.more", lang, n=len(groups) - len(results)))
     if left_out:
         lines.append(t("doctor_slices.left_out", lang, n=left_out, limit=SLICES_LIMIT))
     return lines
+
+
+def _across(results: list[tuple], lang: str) -> list[str]:
+    """What the slices' readings say together: one rule in every slice (the
+    values differ: a per-head bias such as ALiBi's slopes), or rules that
+    differ between heads of one batch item (a per-head mask)."""
+    if len(results) < 2:
+        return []
+    rules = {repr(sorted(diag.rule.describe().items())) for _, diag in results}
+    if len(rules) == 1:
+        return [t("doctor_reading.slices_alike", lang)]
+    heads = [group.index for group, _ in results if len(group.index) == 2]
+    if len(heads) == len(results) and len({b for b, _ in heads}) == 1:
+        return [t("doctor_reading.per_head", lang)]
+    return []
 
 
 def slice_json(results: list[tuple], lang: str) -> list[dict]:
