@@ -319,3 +319,20 @@ def test_equal_readings_with_the_same_consequences_are_information(tmp_path):
     d = read(save(tmp_path, "one", torch.zeros(1, 1, 1, 6)))
     readings = [f for f in d.findings if f.code == "readings"]
     assert all(f.level == "info" for f in readings) and errors(d) == []
+
+
+def test_polarity_is_one_for_the_whole_set_of_slices(tmp_path, capsys):
+    import json
+
+    # nn.MultiheadAttention masks for two batch items, the second fully masked (True = blocked):
+    # alone it would read True = attend (all visible); with the first, the set is True = blocked
+    mha = torch.stack([torch.triu(torch.ones(4, 4, dtype=torch.bool), 1), torch.ones(4, 4, dtype=torch.bool)])
+    assert main(["doctor", str(save(tmp_path, "mha", mha[:, None])), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["polarity"] == "blocked" and [s["polarity"] for s in doc["slices"]] == ["blocked", "blocked"]
+    assert doc["slices"][1]["empty_row_count"] == 4
+    # BERT-style key padding, one item all PAD: each slice stays True = attend
+    pad = torch.tensor([[1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 0, 0], [1] * 6], dtype=torch.bool)[:, None, None, :]
+    assert main(["doctor", str(save(tmp_path, "bert", pad)), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [s["polarity"] for s in doc["slices"]] == ["attend"] * 3

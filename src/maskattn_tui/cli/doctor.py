@@ -165,7 +165,7 @@ def run(args, lang: str) -> int:
         return _run_expect(array, mask, info, args, lang)
     from maskattn_tui.doctor import report
     from maskattn_tui.doctor.diagnosis import diagnose
-    from maskattn_tui.doctor.slices import diagnose_slices, distinct_slices, slice_json, slice_lines
+    from maskattn_tui.doctor.slices import diagnose_slices, distinct_slices, settled, slice_json, slice_lines
 
     diag = diagnose(mask, args.polarity, info, args.float_mask)
     every = [diag]
@@ -174,6 +174,7 @@ def run(args, lang: str) -> int:
         groups, left_out = distinct_slices(array)
         if len(groups) > 1 or left_out:
             results = diagnose_slices(array, info, args.polarity, groups, args.float_mask)
+            diag = every[0] = diag if args.polarity else settled(diag, results, mask, info, args.float_mask)
             every += [d for _, d in results]
             slices = (results, groups, left_out)
     if args.json:

@@ -91,7 +91,29 @@ def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[
         index = group.index
         sliced = replace(info, batch=index[0], head=index[1] if len(index) > 1 else None)
         out.append((group, diagnose(array[index], polarity, sliced, float_mask)))
-    return out
+    if polarity is not None or len({diag.polarity for _, diag in out}) < 2:
+        return out
+    # the slices disagree: polarity is one for the whole set, the one whose readings are simplest in all
+    from maskattn_tui.doctor.families import cost
+
+    forced = {pol: [diagnose(array[group.index], pol, diag_source, float_mask)
+                    for (group, _), diag_source in zip(out, (replace(info, batch=g.index[0],
+                                                                     head=g.index[1] if len(g.index) > 1 else None)
+                                                             for g, _ in out))]
+              for pol in ("attend", "blocked")}
+    total = {pol: sum(cost(d.rule) + d.fit.comparison.count for d in forced[pol]) for pol in forced}
+    chosen = "blocked" if total["blocked"] < total["attend"] else "attend"
+    return [(group, diag) for (group, _), diag in zip(out, forced[chosen])]
+
+
+def settled(diag, results: list[tuple], mask, info, float_mask: str | None):
+    """The shown slice's diagnosis under the polarity the whole set decided
+    (diagnose_slices): the first slice read is the one shown."""
+    if not results or results[0][1].polarity == diag.polarity:
+        return diag
+    from maskattn_tui.doctor.diagnosis import diagnose
+
+    return diagnose(mask, results[0][1].polarity, info, float_mask)
 
 
 def slice_lines(results: list[tuple], groups: list[SliceGroup], left_out: int, lang: str) -> list[str]:
