@@ -159,7 +159,7 @@ def slice_json(results: list[tuple], lang: str) -> list[dict]:
             "index": list(group.index), "members": [list(m) for m in group.members],
             "family": diag.family, "polarity": diag.polarity, "rule": rule_text(diag, lang),
             "differs": diag.fit.comparison.count, "pad_key_count": sum(b - a for a, b in diag.pad_runs),
-            "empty_row_count": diag.empty_row_count,
+            "empty_row_count": diag.empty_row_count, "pad_query_rows": list(diag.pad_query_rows),
             "findings": [{"code": f.code, "level": f.level} for f in diag.findings],
         })
     return out
