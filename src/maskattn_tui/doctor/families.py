@@ -36,7 +36,7 @@ import numpy as np
 from maskattn_tui.doctor.patterns import (BLOCK_MIN, _chunk, _mode, _prefix, document_lengths, tree_parents,
                                           windowed_document_lengths)
 from maskattn_tui.doctor.representation import Reading, band_rows
-from maskattn_tui.doctor.rows import RowStats, _stats_of, column_counts, last_rows, visible_columns
+from maskattn_tui.doctor.rows import RowStats, _stats_of, column_counts, last_rows
 from maskattn_tui.doctor.rules import TREE_MAX, Rule
 
 #: Family order on a tie of cost: the first is the reading shown first.
@@ -45,6 +45,8 @@ ORDER = ("causal", "bidirectional", "cross-attention", "static-cache", "window",
 
 #: More blocks or PAD runs than this are not read as such (a noisy mask).
 RUNS_MAX = 64
+#: Global tokens are read (a second pass over every row) in masks up to this many cells.
+GLOBALS_CELLS = 1 << 26
 
 
 def family_of(name: str, rule: Rule) -> str:
@@ -185,8 +187,8 @@ def candidates(reading: Reading, stats: RowStats, seen: np.ndarray | None = None
     `counts`: how many rows see each key (doctor.rows.column_counts), for
     the global and sink keys."""
     rows, keys = reading.rows, reading.keys
-    seen = visible_columns(stats, reading) if seen is None else seen
-    counts = column_counts(stats, reading) if counts is None else counts
+    counts = column_counts(stats, reading) if counts is None else counts  # (one pass for both)
+    seen = counts > 0 if seen is None else seen
     documents = document_lengths(stats)
     for offset in _offsets(stats, rows, keys):
         base = Rule(rows=rows, keys=keys, offset=offset)
@@ -262,7 +264,7 @@ def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray,
                 if documents is not None and not pad and not gaps:
                     yield "documents", *_costed(padded.replace(documents=documents))
                 every = counts == rows - int(np.count_nonzero(stats.empty))  # keys every row sees
-                if every.any() and not every.all():
+                if every.any() and not every.all() and rows * keys <= GLOBALS_CELLS:
                     yield "globals", cost(padded) + 2, _globals_maker(reading, stats, counts, padded)
             start = pad if side == "left" else 0
             end = keys - 1 - (pad if side == "right" else 0)
