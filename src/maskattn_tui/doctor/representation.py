@@ -73,7 +73,7 @@ class _Values:
     """What values a numeric mask holds, gathered band by band."""
 
     def __init__(self) -> None:
-        self.zero = self.one = self.neg_inf = self.other_pos = self.soft_neg = self.hard = False
+        self.zero = self.one = self.neg_inf = self.other_pos = self.hard = False
         self.neg_min = self.neg_max = self.pos_min = self.pos_max = None
 
     def add(self, band: np.ndarray) -> bool:
@@ -86,14 +86,13 @@ class _Values:
         self.one |= bool(one.any())
         if int(np.count_nonzero(zero)) + int(np.count_nonzero(one)) == band.size:
             return True
-        other = (band > 0) & ~one
-        if other.any():
+        other = (band > 0) & ~one if hi > 0 else None
+        if other is not None and other.any():
             self.other_pos = True
             values = band[other]
             vmin, vmax = float(values.min()), float(values.max())
             self.pos_min = vmin if self.pos_min is None else min(self.pos_min, vmin)
             self.pos_max = vmax if self.pos_max is None else max(self.pos_max, vmax)
-        self.soft_neg |= bool(((band < 0) & (band > BLOCK_BELOW)).any())
         self.hard |= bool(lo <= BLOCK_BELOW)
         if lo < 0:
             finite = band[(band < 0) & (band > -np.inf)]
@@ -107,7 +106,8 @@ class _Values:
     def kind(self, integer: bool) -> Representation:
         negatives = self.neg_inf or self.neg_min is not None
         several = self.other_pos and (self.pos_min != self.pos_max or self.one)
-        if not integer and (self.soft_neg or several):  # a bias: no mask value is like these
+        soft = self.neg_max is not None and self.neg_max > BLOCK_BELOW  # a small negative: no mask value
+        if not integer and (soft or several):  # a bias: no mask value is like these
             return Representation("bias-mask" if self.hard else "bias", reading="additive")
         if not negatives and not self.other_pos:
             if self.one:
