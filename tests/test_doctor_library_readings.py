@@ -200,6 +200,7 @@ PLANTED = {
     "llama-next-token": (lambda: llama_causal(8), (2, 3), "leak"),
     "flax-combine-leak": (lambda: flax_masks()["combined"], (1, 2), "leak"),
     "encoder-docs-cross": (CORRECT["encoder-docs-5-3-8"][0], (1, 5), "closest-rule"),
+    "encoder-docs-back": (CORRECT["encoder-docs-5-3-8"][0], (6, 2), "closest-rule"),  # a row of doc 1 sees doc 0
     "longformer-wide": (CORRECT["longformer"][0], (12, 15), "closest-rule"),
     "sinks-leak": (CORRECT["streamingllm-sinks"][0], (9, 10), "leak"),
     "sinks-window-off-by-one": (CORRECT["streamingllm-sinks"][0], (10, 6), "closest-rule"),

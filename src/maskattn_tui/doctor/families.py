@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from maskattn_tui.doctor.patterns import (BLOCK_MIN, _chunk, _mode, _prefix, document_lengths, tree_parents,
-                                          windowed_document_lengths)
+from maskattn_tui.doctor.patterns import (BLOCK_MIN, _chunk, _mode, _prefix, document_lengths,
+                                          encoder_document_lengths, tree_parents, windowed_document_lengths)
 from maskattn_tui.doctor.representation import Reading, band_rows
 from maskattn_tui.doctor.rows import RowStats, _stats_of, column_counts, last_rows
 from maskattn_tui.doctor.rules import TREE_MAX, Rule
@@ -251,7 +251,7 @@ def _tree_maker(reading: Reading, padded: Rule) -> Callable[[], Rule]:
 def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray,
                 counts: np.ndarray) -> Iterator[tuple[str, int, Rule]]:
     rows, keys = reading.rows, reading.keys
-    documents = document_lengths(stats)
+    documents = encoder_document_lengths(stats)
     for offset in sorted({max(0, keys - rows), 0}, reverse=True):
         base = Rule(rows=rows, keys=keys, offset=offset, causal=False)
         p = np.arange(rows) + offset
