@@ -60,6 +60,15 @@ def llama_causal(n, impl="sdpa"):
                                  position_ids=torch.arange(n)[None], allow_is_causal_skip=False)
 
 
+def mistral_window(n, w):
+    from transformers import MistralConfig
+
+    return mu.create_sliding_window_causal_mask(
+        config=tiny_config(MistralConfig, "sdpa", sliding_window=w), inputs_embeds=torch.zeros(1, n, 32),
+        attention_mask=torch.ones(1, n, dtype=torch.long), cache=None, position_ids=torch.arange(n)[None],
+        allow_is_causal_skip=False)
+
+
 def t5_bias(decoder):
     torch.manual_seed(0)
     attn = T5Attention(T5Config(d_model=16, d_kv=8, num_heads=2, num_layers=1, vocab_size=50, is_decoder=decoder),
@@ -118,6 +127,7 @@ CORRECT = {
                            "sink-window", {"globals": ((0, 2),), "window": 4}),
     "bart-cross-3x7-pad3": (lambda: bart_cross(3, 7, 3), "cross-attention", {"pad": 3}),
     "llama-causal": (lambda: llama_causal(6), "causal", {}),
+    "mistral-window": (lambda: mistral_window(10, 3), "window", {"window": 3}),
     "llama-causal-eager": (lambda: llama_causal(6, "eager"), "causal", {}),
     "t5-bias-encoder": (lambda: t5_bias(False), "bidirectional", {}),
     "t5-bias-decoder-plus-mask": (lambda: t5_bias(True) + llama_causal(6, "eager"), "causal", {}),
@@ -205,6 +215,8 @@ PLANTED = {
     "sinks-leak": (CORRECT["streamingllm-sinks"][0], (9, 10), "leak"),
     "sinks-window-off-by-one": (CORRECT["streamingllm-sinks"][0], (10, 6), "closest-rule"),
     "keras-leak": (lambda: keras_mask(False), (3, 4), "leak"),
+    "t5-bias-decoder-leak": (CORRECT["t5-bias-decoder-plus-mask"][0], (2, 4), "leak"),
+    "mistral-window-off-by-one": (lambda: mistral_window(10, 3), (6, 3), "closest-rule"),  # row 6 keeps 4 keys
 }
 
 
