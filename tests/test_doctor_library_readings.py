@@ -349,3 +349,12 @@ def test_polarity_is_one_for_the_whole_set_of_slices(tmp_path, capsys):
     assert main(["doctor", str(save(tmp_path, "bert", pad)), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [s["polarity"] for s in doc["slices"]] == ["attend"] * 3
+
+
+def test_the_grammar_helper_leaves_expressions_and_templates_alone():
+    from maskattn_tui.i18n import catalog
+
+    for text in ("W + 1 keys", "w+1 keys", "F1 scores", "0/1 rows", "the cached keys 0)", "(rows 0-3)"):
+        assert singular_counts(text) == text
+    # no string of the catalogue has a literal count of one that the helper would change
+    assert [k for k, v in catalog().items() if singular_counts(v["en"]) != v["en"]] == []

@@ -34,14 +34,14 @@ def catalog() -> dict[str, dict[str, str]]:
 
 #: A count of one before a plural noun (an adjective may come between), and
 #: the verb after it: "1 query rows are" -> "1 query row is".
-_ONE = re.compile(r"(?<![\d.,\-])1 ((?:query |PAD |unused |new |real |distinct |future |hidden |visible |cache )?)"
+_ONE = re.compile(r"(?<![\w.,\-+/])(?<![+\-*/] )1 ((?:query |PAD |unused |new |real |distinct |future |hidden |visible |cache )?)"
                   r"(quer(?=ies)|key|cell|row|slot|slice|block|token|position|call|difference|document|head|mask"
                   r"|layer|step|chunk|column|tile|value|sink|node|byte|reading|weight|label|character|array|score"
                   r"|flag)(ies|s)\b( (?:are|have|were|differ|see|stay|fit)\b)?")
 _VERB = {" are": " is", " have": " has", " were": " was", " differ": " differs", " see": " sees", " stay": " stays",
          " fit": " fits"}
 #: "(rows 3)": one row named by its index.
-_ONE_INDEX = re.compile(r"\b(row|key)s (\d+)(?=[);])")
+_ONE_INDEX = re.compile(r"\((row|key)s (\d+)\)")
 
 
 def singular_counts(text: str) -> str:
@@ -50,7 +50,7 @@ def singular_counts(text: str) -> str:
     t() applies it to every English string it formats."""
     text = _ONE.sub(lambda m: f"1 {m.group(1)}{m.group(2)}{'y' if m.group(3) == 'ies' else ''}"
                               f"{_VERB.get(m.group(4) or '', m.group(4) or '')}", text)
-    return _ONE_INDEX.sub(r"\1 \2", text)
+    return _ONE_INDEX.sub(r"(\1 \2)", text)
 
 
 def t(key: str, lang: str = DEFAULT_LANG, **params: object) -> str:
