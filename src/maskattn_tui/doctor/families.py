@@ -17,13 +17,15 @@ Families (a rule each, read off the row statistics, then compared):
                       PAD query rows blanked too (Flax, Keras): +1
 
 Cost: 0 for causal or bidirectional, +1 for an offset other than S - L, a
-PAD run, a run of global or sink keys, a window (2 if two-sided with unequal widths), a chunk, a prefix,
-a tree; +2 a block (start and stop); a document +1 each, and a tree node +1 unless it
+PAD run, a run of global or sink keys, a window (2 if two-sided with unequal
+widths), a chunk, a prefix, a tree; +2 a block (start and stop); a document
++1 each, and a tree node +1 unless it
 continues a chain (parent = the node before). Trees need committed keys
 (speculative decoding), so packed documents are never read as chains.
 A causal reading that makes every query row PAD costs 2 more: no batch
 computes only PAD queries, so cross-attention over padded keys reads first.
-Blocks and prefixes are 3 positions or more (patterns.BLOCK_MIN).
+Blocks are 3 positions or more (patterns.BLOCK_MIN: a block of 2 is one
+future cell, which a one-cell leak explains as simply).
 The diagnosis adds one per cell that differs, and takes the reading of
 least total (several if equal)."""
 

@@ -69,13 +69,12 @@ def _representation(diag: Diagnosis, reading: Reading, stats: RowStats, empty: n
                     float_mask: str | None) -> list[Finding]:
     rep, (rows, keys) = diag.representation, diag.shape
     if rep.kind == "float01" and float_mask != "keep":
-        mask = reading.mask
-        hidden = int(np.count_nonzero(np.asarray(mask) == 0)) if mask.size <= FIX_CELLS else rows * keys
+        keep = Reading(reading.mask, Representation("float01"), "attend")  # 1.0 kept, 0.0 hidden
+        hidden = sum(int(np.count_nonzero(~band)) for _, _, band in keep.bands())  # meant hidden
         if rep.reading == "additive":  # --float-mask added: it hides nothing, every cell is visible
-            keep = Reading(mask, Representation("float01"), "attend")
             return [Finding("float-keep-mask", "error", _first_hidden(keep), hidden, {"variant": "added"},
                             fix=lambda: keep.band(0, rows))]
-        return [Finding("float-keep-mask", "warning", _first_hidden(reading), hidden, {"variant": "two"})]
+        return [Finding("float-keep-mask", "warning", _first_hidden(keep), hidden, {"variant": "two"})]
     if rep.kind in ("bias", "bias-mask"):
         return [Finding("bias", "info", params={"variant": rep.kind})]
     if rep.kind == "additive-finite":
@@ -160,14 +159,14 @@ def _differences(diag: Diagnosis, reading: Reading) -> list[Finding]:
     if comparison.count > comparison.leak_count:
         # no reading fits: an error when the closest differs in a few cells (a defect),
         # a warning when in many (a family the doctor does not know)
-        few = (comparison.count - comparison.leak_count) * 20 <= max(visible_cells(diag), 20)
+        few = (comparison.count - comparison.leak_count) * 20 <= max(_visible_cells(diag), 20)
         exact = any(s.exact for s in diag.alternatives)
         out.append(Finding("closest-rule", "error" if few and not exact else "warning", comparison.cells,
                            comparison.count))
     return out
 
 
-def visible_cells(diag: Diagnosis) -> int:
+def _visible_cells(diag: Diagnosis) -> int:
     """Cells the chosen rule shows (from its runs when it has them)."""
     runs = diag.rule.intervals()
     if runs is None:
