@@ -10,12 +10,19 @@ the library was asked to build:
   - the parameters that tell it (offset, PAD keys, window widths, unused slots,
     documents, blocks) are the built ones
   - where the explorer's options can state the mask, --expect passes on every slice
-  - broken masks (controls: a leak, 0 / -inf swapped, a float keep-mask,
-    is_causal=True with a cache, an off-by-one diagonal) are flagged
+  - broken masks (controls: a leak, 0 / -inf swapped, a float keep-mask
+    added to the scores, is_causal=True with a cache, an off-by-one diagonal,
+    and one planted defect per family of scripts/outside_cases_families.py)
+    are flagged at their level, naming the planted cells
+  - the "To check this reading" line the report prints passes on its file
+    (npy, pt, safetensors, npz)
+  - scripts/outside_cases_families.py adds the families issue 31 found
+    misread: packed encoders, Longformer globals, sinks, BART cross-attention
+    with encoder PAD, per-head masks, T5 / ALiBi biases, Flax and Keras masks
 
     .venv/bin/python scripts/outside_check_doctor.py [--subprocess] [--forms npy,pt,...] [-v]
 
-Needs torch, transformers, safetensors (the test extra). No downloads."""
+Needs torch, transformers, safetensors, jax, flax, keras (the test extra). No downloads."""
 
 from __future__ import annotations
 
