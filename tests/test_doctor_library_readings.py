@@ -179,6 +179,16 @@ def test_bert_right_pad_query_rows_are_the_pad_positions(tmp_path):
     assert finding.level == "info" and "one sequence" in finding_message(finding, d, "en")
 
 
+def test_modernbert_local_layer_with_right_pad(tmp_path):
+    # ModernBERT's sliding layers: create_bidirectional_sliding_window_mask, |q - k| <= 2, 2 PAD at the end
+    m = mu.create_bidirectional_sliding_window_mask(
+        config=tiny_config(None, "sdpa", sliding_window=2), inputs_embeds=torch.zeros(1, 9, 32),
+        attention_mask=torch.tensor([[1] * 7 + [0] * 2]), allow_is_bidirectional_skip=False)
+    d = read(save(tmp_path, "modernbert-pad", m))
+    assert (d.family, d.fit.comparison.count, errors(d)) == ("two-sided-window", 0, [])
+    assert (d.rule.window - 1, d.rule.right_width, d.pad_keys, d.pad_query_rows) == (2, 2, (7, 9), (7, 8))
+
+
 def test_modernbert_local_window_json_says_two_sided(tmp_path, capsys):
     cfg = tiny_config(None, "sdpa", sliding_window=2)
     m = mu.create_bidirectional_sliding_window_mask(config=cfg, inputs_embeds=torch.zeros(1, 9, 32),
