@@ -368,3 +368,22 @@ def test_the_grammar_helper_leaves_expressions_and_templates_alone():
         assert singular_counts(text) == text
     # no string of the catalogue has a literal count of one that the helper would change
     assert [k for k, v in catalog().items() if singular_counts(v["en"]) != v["en"]] == []
+
+
+def test_each_fix_that_changes_a_mask_carries_its_table_read_clean(tmp_path):
+    from torch.nn.attention.bias import causal_upper_left
+
+    square = torch.nn.Transformer.generate_square_subsequent_mask(5)  # 0 / -inf
+    swapped = torch.where(square == 0, float("-inf"), 0.0)  # the polarity mixed up
+    cases = {"inverted": swapped, "top-left": causal_upper_left(2, 6)._materialize(torch.device("cpu")),
+             "true-means-blocked": torch.triu(torch.ones(5, 5, dtype=torch.bool), 1)}
+    for code, mask in cases.items():
+        d = read(save(tmp_path, code, mask))
+        (finding,) = [f for f in d.findings if f.code == code]
+        checked = fixed_of(finding)
+        if finding.level == "info":  # information advises nothing to check
+            assert checked is None
+            continue
+        fixed, sound = checked
+        assert sound and (fixed.family, fixed.fit.comparison.count) == ("causal", 0), code
+        assert fixed.alignment.alignment == "bottom-right"

@@ -20,19 +20,20 @@ from maskattn_tui.doctor.representation import Reading
 FIXED = "_fixed"
 
 
-def fixes_of(code: str, diag, reading: Reading):
+def fixes_of(finding, diag, reading: Reading):
     """The fixed table of a finding whose advice is fixed by its code alone
-    (the ones built in doctor.findings carry theirs): passing ~mask to an
-    API that reads True as attend keeps this reading; the KV-cache fix of a
-    top-left table is the bottom-right one; swapping 0 and -inf gives the
-    table read the other way round."""
+    (the ones built in doctor.findings carry theirs): passing ~mask (or
+    mask == 0) to an API that reads True / 1 as attend keeps this reading,
+    read True = blocked; the KV-cache fix of a top-left table is the
+    bottom-right one; swapping an additive mask's 0 and -inf gives the table
+    read the other way round."""
     rows = diag.shape[0]
-    if code == "true-means-blocked":
+    if finding.code in ("true-means-blocked", "inverted") and finding.params.get("variant") != "additive":
         return lambda: reading.band(0, rows)
-    if code == "top-left":
+    if finding.code == "top-left":
         rule = diag.rule.replace(offset=diag.shape[1] - rows)
         return lambda: rule.table_rows(slice(0, rows))
-    if code == "inverted":
+    if finding.code == "inverted":
         return lambda: ~reading.band(0, rows)
     return None
 
@@ -43,7 +44,7 @@ def checked_advice(findings: list, diag, reading: Reading, rediagnose) -> list:
     out = []
     rows, keys = diag.shape
     for finding in findings:
-        fix = finding.fix or fixes_of(finding.code, diag, reading)
+        fix = finding.fix or fixes_of(finding, diag, reading)
         if fix is None or finding.level == "info" or rows * keys > FIX_CELLS:
             out.append(finding)
             continue
