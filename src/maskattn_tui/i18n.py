@@ -34,7 +34,8 @@ def catalog() -> dict[str, dict[str, str]]:
 
 #: A count of one before a plural noun (an adjective may come between), and
 #: the verb after it: "1 query rows are" -> "1 query row is".
-_ONE = re.compile(r"(?<![\w.,\-+/])(?<![+\-*/] )1 ((?:query |PAD |unused |new |real |distinct |future |hidden |visible |cache )?)"
+_ONE = re.compile(r"(?<![\w.,\-+/])(?<![+\-*/] )1 "
+                  r"((?:query |PAD |unused |new |real |distinct |future |hidden |visible |cache )?)"
                   r"(quer(?=ies)|key|cell|row|slot|slice|block|token|position|call|difference|document|head|mask"
                   r"|layer|step|chunk|column|tile|value|sink|node|byte|reading|weight|label|character|array|score"
                   r"|flag)(ies|s)\b( (?:are|have|were|differ|see|stay|fit)\b)?")

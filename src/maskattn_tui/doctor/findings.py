@@ -240,7 +240,8 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
                            params={"runs": _runs_text(rule.globals), "w": rule.window}))
     elif rule.globals:
         out.append(Finding("globals", "info", count=sum(b - a for a, b in rule.globals),
-                           params={"runs": _runs_text(rule.globals), "left": rule.window - 1, "right": rule.right_width}))
+                           params={"runs": _runs_text(rule.globals), "left": rule.window - 1,
+                                   "right": rule.right_width}))
     if rule.prefix is not None:
         out.append(Finding("prefix", "info", params={"p": rule.prefix}))
     if rule.tree is not None:

@@ -334,7 +334,8 @@ def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...
     exact = info.format != "hf-pair" and diag.fit.comparison.count == 0 and not diag.alternatives
     flags = reading_flags(diag.rule) if exact else None
     if flags is not None:
-        lines.append(t("doctor.report.check", lang, file=shlex.quote(info.path), flags=flags + check_options(diag, info)))
+        lines.append(t("doctor.report.check", lang, file=shlex.quote(info.path),
+                       flags=flags + check_options(diag, info)))
     findings = ordered_findings(diag, extra)
     if findings:
         lines.append(t("doctor.report.findings", lang))
