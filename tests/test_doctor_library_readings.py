@@ -17,11 +17,8 @@ import numpy as np
 import pytest
 import torch
 
-os.environ.setdefault("KERAS_BACKEND", "torch")
+os.environ.setdefault("KERAS_BACKEND", "torch")  # Keras 3 on torch: no TensorFlow
 
-import jax.numpy as jnp  # noqa: E402
-import keras  # noqa: E402
-from flax import linen as nn  # noqa: E402
 from torch.nn.attention.flex_attention import create_mask  # noqa: E402
 from transformers import BartConfig, T5Config  # noqa: E402
 from transformers import masking_utils as mu  # noqa: E402
@@ -78,6 +75,9 @@ def t5_bias(decoder):
 
 
 def flax_masks():
+    import jax.numpy as jnp  # (imported by the tests that use them: collection stays light)
+    from flax import linen as nn
+
     x, valid = jnp.ones((1, 6)), jnp.array([[1, 1, 1, 1, 0, 0]])
     causal, pad = nn.make_causal_mask(x), nn.make_attention_mask(valid, valid)
     masks = {"causal": causal, "pad": pad, "combined": nn.combine_masks(causal, pad)}
@@ -85,6 +85,8 @@ def flax_masks():
 
 
 def keras_mask(pad):
+    import keras
+
     mha = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
     q = keras.ops.ones((1, 6, 8))
     real = keras.ops.convert_to_tensor(np.array([[True] * 4 + [False] * 2])) if pad else None
