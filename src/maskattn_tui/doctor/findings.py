@@ -263,8 +263,9 @@ def findings_of(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.nd
     out += _polarity(diag, inverted_fit)
     out += _family(diag, reading, stats) + _differences(diag, reading) + _rows(diag, empty, pad_query) + _pattern(diag)
     if diag.alternatives:  # two hypotheses fit: both are said, and the options that tell them apart
-        level = "warning" if _consequences_differ(diag, stored) else "info"
-        out.append(Finding("readings", level, count=1 + len(diag.alternatives), params={"variant": "decide"}))
+        differ = _consequences_differ(diag, stored)
+        out.append(Finding("readings", "warning" if differ else "info", count=1 + len(diag.alternatives),
+                           params={"variant": "decide" if differ else None}))
     for f in out:
         if f.params.get("variant", "") is None:
             f.params.pop("variant")
