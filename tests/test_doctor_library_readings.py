@@ -389,3 +389,14 @@ def test_each_fix_that_changes_a_mask_carries_its_table_read_clean(tmp_path):
         fixed, sound = checked
         assert sound and (fixed.family, fixed.fit.comparison.count) == ("causal", 0), code
         assert fixed.alignment.alignment == "bottom-right"
+
+
+def test_a_mask_mod_with_sinks_or_global_tokens_is_read_by_tiles(tmp_path, capsys):
+    (tmp_path / "mods.py").write_text(
+        "import torch\n"
+        "G = torch.zeros(512, dtype=torch.bool); G[0] = True; G[100] = True\n"
+        "def sinks(b, h, q, kv):\n    return (kv <= q) & ((q - kv < 8) | (kv < 4))\n"
+        "def longformer(b, h, q, kv):\n    return ((q - kv).abs() <= 16) | G[q] | G[kv]\n")
+    for name, words in (("sinks", "with sink keys 0-3"), ("longformer", "with global tokens 0, 100")):
+        assert main(["doctor", f"{tmp_path / 'mods.py'}:{name}", "--q-len", "512", "--kv-len", "512"]) == 0
+        assert words in capsys.readouterr().out
