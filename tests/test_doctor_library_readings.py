@@ -400,3 +400,11 @@ def test_a_mask_mod_with_sinks_or_global_tokens_is_read_by_tiles(tmp_path, capsy
     for name, words in (("sinks", "with sink keys 0-3"), ("longformer", "with global tokens 0, 100")):
         assert main(["doctor", f"{tmp_path / 'mods.py'}:{name}", "--q-len", "512", "--kv-len", "512"]) == 0
         assert words in capsys.readouterr().out
+
+
+def test_float_mask_is_refused_where_it_means_nothing(tmp_path, capsys):
+    (tmp_path / "capture").mkdir()
+    for argv in (["--attention-mask", "1,1,0"], [str(tmp_path / "capture")]):
+        assert main(["doctor", *argv, "--float-mask", "keep"]) == 2
+        err = capsys.readouterr().err
+        assert "--float-mask is for a saved mask file" in err and "Traceback" not in err

@@ -139,6 +139,8 @@ def _write(text: str) -> None:
 
 def run(args, lang: str) -> int:
     _check(args)
+    if args.float_mask is not None and (args.attention_mask is not None or os.path.isdir(args.file)):
+        raise MaskattnError("doctor_float_mask_saved", what=args.file or "--attention-mask")
     if args.file is not None and os.path.isdir(args.file):
         from maskattn_tui.capture.doctor import run as run_capture
 
