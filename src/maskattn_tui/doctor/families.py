@@ -305,8 +305,9 @@ def _sinks(stats: RowStats, counts: np.ndarray, padded: Rule) -> Rule | None:
     split = ~stats.empty & ~stats.contiguous & (stats.lo == start)
     if n == 0 or np.count_nonzero(split) < 2:  # one row cut is one hidden cell as simply
         return None
-    window = _mode(stats.count[split] - n)
-    if window is None or window < 1:
+    beside = stats.count[split] - n  # the keys a split row keeps beside the sinks
+    window = _mode(beside[beside > 0])
+    if window is None:
         return None
     return padded.replace(window=window, globals=((start, start + n),))
 
