@@ -10,12 +10,19 @@ the library was asked to build:
   - the parameters that tell it (offset, PAD keys, window widths, unused slots,
     documents, blocks) are the built ones
   - where the explorer's options can state the mask, --expect passes on every slice
-  - broken masks (controls: a leak, 0 / -inf swapped, a float keep-mask,
-    is_causal=True with a cache, an off-by-one diagonal) are flagged
+  - broken masks (controls: a leak, 0 / -inf swapped, a float keep-mask
+    added to the scores, is_causal=True with a cache, an off-by-one diagonal,
+    and one planted defect per family of scripts/outside_cases_families.py)
+    are flagged at their level, naming the planted cells
+  - the "To check this reading" line the report prints passes on its file
+    (npy, pt, safetensors, npz)
+  - scripts/outside_cases_families.py adds the families issue 31 found
+    misread: packed encoders, Longformer globals, sinks, BART cross-attention
+    with encoder PAD, per-head masks, T5 / ALiBi biases, Flax and Keras masks
 
     .venv/bin/python scripts/outside_check_doctor.py [--subprocess] [--forms npy,pt,...] [-v]
 
-Needs torch, transformers, safetensors (the test extra). No downloads."""
+Needs torch, transformers, safetensors, jax, flax, keras (the test extra). No downloads."""
 
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ import argparse
 import contextlib
 import io
 import json
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -189,7 +197,10 @@ def cases():
     out.append(("bug-leak", leak, {"flag": ("leak", "error")}))
     out.append(("bug-swapped-additive", torch.zeros(n, n).masked_fill(tril, float("-inf")),
                 {"flag": ("inverted", "error")}))
-    out.append(("bug-float-keep", tril.float(), {"flag": ("float-keep-mask", "error")}))
+    # a float keep-mask: kept (Flax, Keras) it is right, added it hides nothing: both said, --float-mask decides
+    out.append(("bug-float-keep", tril.float(), {"flag": ("float-keep-mask", "warning")}))
+    out.append(("bug-float-keep-added", tril.float(), {"flag": ("float-keep-mask", "error"),
+                                                       "argv": ["--float-mask", "added"]}))
     out.append(("bug-is-causal-with-cache", torch.ones(2, 6, dtype=torch.bool).tril(), {"flag": ("top-left", "warning")}))
     off = torch.ones(n, n, dtype=torch.bool).tril(1)  # off by one: every row sees its next key
     out.append(("bug-off-by-one", off, {"flag": ("leak", "error")}))
@@ -197,7 +208,9 @@ def cases():
     out.append(("hf-causal-2048", mu.create_causal_mask(
         config=config(), inputs_embeds=torch.zeros(1, 2048, 32), attention_mask=torch.ones(1, 2048, dtype=torch.long),
         cache=None, position_ids=torch.arange(2048)[None], allow_is_causal_skip=False), {"family": ("causal",)}))
-    return out
+    from outside_cases_families import cases as family_cases  # (this folder: the script's own)
+
+    return out + family_cases()
 
 
 def save(tensor: torch.Tensor, folder: Path, name: str, form: str) -> Path | None:
@@ -244,10 +257,13 @@ def run_doctor(argv: list[str], use_subprocess: bool) -> tuple[int, str]:
 
 
 def check(doc: dict, want: dict) -> list[str]:
-    if "flag" in want:  # a control: the finding must be there, at its level
+    if "flag" in want:  # a control: the finding must be there, at its level, naming the planted cells
         code, level = want["flag"]
         found = [f for f in doc["findings"] if f["code"] == code and f["level"] == level]
-        return [] if found else [f"not flagged {code} ({level}): {[(f['code'], f['level']) for f in doc['findings']]}"]
+        if found and all(c in f["cells"] for c in want.get("cells", ()) for f in found[:1]):
+            return []
+        return [f"not flagged {code} ({level}) at {want.get('cells')}: "
+                f"{[(f['code'], f['level'], f['cells'][:3]) for f in doc['findings']]}"]
     problems = []
     slices = doc.get("slices") or [{"family": doc["family"], "differs": doc["rule"]["differs"],
                                     "findings": doc["findings"], "pad_key_count": doc["pad_key_count"]}]
@@ -273,6 +289,21 @@ def check(doc: dict, want: dict) -> list[str]:
         got = [s["pad_key_count"] for s in doc["slices"]]
         if sorted(got) != sorted(set(want["pads"])) and got != want["pads"]:
             problems.append(f"PAD per slice {got} not {want['pads']}")
+    if want.get("no_pad_query") and doc["pad_query_row_count"]:
+        problems.append(f"PAD query rows {doc['pad_query_rows']} in a cross-attention")
+    if want.get("no_pad") and doc["pad_key_count"]:
+        problems.append(f"PAD keys {doc['pad_keys']} (globals or sinks read as PAD?)")
+    if "documents" in want and doc["documents"] != want["documents"]:
+        problems.append(f"documents {doc['documents']} not {want['documents']}")
+    if "globals" in want and doc["rule"].get("globals") != want["globals"]:
+        problems.append(f"globals {doc['rule'].get('globals')} not {want['globals']}")
+    if want.get("bias") and doc["representation"] not in ("bias", "bias-mask"):
+        problems.append(f"representation {doc['representation']}, not a bias")
+    if want.get("keep_mask") and doc["representation"] == "float01" and not any(
+            f["code"] == "float-keep-mask" and f["level"] == "warning" for f in doc["findings"]):
+        problems.append("a float 0/1 keep-mask without its two readings (added / kept) at warning level")
+    if want.get("heads_differ") and not doc.get("slices"):
+        problems.append("per-head slices not read apart")
     if want.get("gaps") and not any(a > 0 and b < doc["shape"][1] for a, b in doc["pad_runs"]):
         problems.append(f"no PAD between real keys: {doc['pad_runs']}")
     return problems
@@ -285,7 +316,7 @@ def main(argv=None) -> int:
     ap.add_argument("-v", action="store_true", help="print every case")
     args = ap.parse_args(argv)
     all_cases = cases()
-    agree = total = expects = expects_ok = 0
+    agree = total = expects = expects_ok = lines_run = lines_ok = 0
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -295,7 +326,7 @@ def main(argv=None) -> int:
                 if path is None:
                     continue
                 total += 1
-                code, text = run_doctor([str(path), "--json"], args.subprocess)
+                code, text = run_doctor([str(path), "--json", *want.get("argv", ())], args.subprocess)
                 try:
                     problems = check(json.loads(text), want) if code == 0 else [f"exit {code}: {text.strip()[:120]}"]
                 except json.JSONDecodeError:
@@ -307,6 +338,16 @@ def main(argv=None) -> int:
                         expects_ok += 1
                     else:
                         problems.append("--expect: " + text.strip().splitlines()[0][:120])
+                if form in ("npy", "pt", "npz", "safetensors"):  # the printed check line, run on its file
+                    line = next((ln for ln in run_doctor([str(path)], False)[1].splitlines()
+                                 if "maskattn-tui doctor" in ln), None)
+                    if line is not None:
+                        lines_run += 1
+                        code, text = run_doctor(shlex.split(line.split("maskattn-tui doctor", 1)[1]), args.subprocess)
+                        if code == 0:
+                            lines_ok += 1
+                        else:
+                            problems.append(f"printed check line fails ({line.strip()}): {text.strip()[:100]}")
                 if problems:
                     failures.append((name, form, problems))
                 else:
@@ -315,7 +356,10 @@ def main(argv=None) -> int:
                     print(f"{'ok ' if not problems else 'BAD'} {name:34} {form:12} {'; '.join(problems)}")
     controls = sum(1 for _, _, want in all_cases if "flag" in want)
     print(f"cases: {len(all_cases)} masks ({controls} broken controls); files read: {total}; "
-          f"agree: {agree}/{total}; --expect passes: {expects_ok}/{expects}")
+          f"agree: {agree}/{total}; --expect passes: {expects_ok}/{expects}; "
+          f"printed check lines pass: {lines_ok}/{lines_run}")
+    misread = sorted({name for name, _, _ in failures})
+    print(f"masks misread or controls missed: {len(misread)} of {len(all_cases)}")
     for name, form, problems in failures:
         print(f"  DISAGREE {name} ({form}): {'; '.join(problems)}")
     return 0 if not failures else 1

@@ -24,7 +24,8 @@ FIELDS = {"schema", "file", "key", "format", "stored_shape", "dtype", "batch", "
           "hypotheses", "api", "rule", "leaks", "leak_count", "empty_rows", "empty_row_count", "pad_keys",
           "pad_key_count", "pad_side", "pad_query_rows", "pad_query_row_count", "window", "chunk", "prefix",
           "documents", "tree", "findings", "family", "polarity_assumed", "alternatives", "unused_slots",
-          "unused_slot_count", "pad_runs", "bidirectional_blocks", "window_left", "window_right", "slices"}
+          "unused_slot_count", "pad_runs", "bidirectional_blocks", "window_left", "window_right", "slices",
+          "window_kind", "window_half_width"}
 
 
 def window_mask(past=3, new=4, w=4):
@@ -75,7 +76,7 @@ def test_json_contract(tmp_path, capsys):
     leak = next(f for f in doc["findings"] if f["code"] == "leak")
     assert leak["cells"] == [[0, 6]] and leak["level"] == "error" and "-inf" in leak["message"]
     for finding in doc["findings"]:
-        assert set(finding) == {"code", "level", "message", "cells", "count"}
+        assert set(finding) == {"code", "level", "message", "cells", "count", "fix"}
 
 
 def test_json_finite_minimum_and_both_languages(tmp_path, capsys):

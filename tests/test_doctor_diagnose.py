@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from maskattn_tui.doctor import diagnose, load_mask
+from maskattn_tui.doctor.advice import fixed_of
+from maskattn_tui.doctor.report import finding_message
 from maskattn_tui.errors import MaskattnError
 
 F32_MIN = float(np.finfo(np.float32).min)
@@ -155,11 +157,19 @@ def test_right_padding_keeps_pad_queries_non_empty(tmp_path):
 
 
 def test_float_keep_mask(tmp_path):
+    # two readings fit (kept: Flax, Keras; added: masks nothing): a warning naming --float-mask
     d = diagnosed(tmp_path, np.tril(np.ones((4, 4), dtype=np.float32)))
-    assert d.representation.kind == "float01" and d.polarity == "attend"
+    assert d.representation.kind == "float01" and d.polarity == "attend" and d.family == "causal"
     keep = d.findings[d.codes().index("float-keep-mask")]
-    assert keep.level == "error" and keep.count == 6
+    assert keep.level == "warning" and keep.count == 6
     assert keep.cells == ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+    assert "--float-mask keep|added" in finding_message(keep, d, "en")
+    # said to be added: every cell is visible, an error whose fix (the kept table) reads cleanly
+    added = diagnose(np.tril(np.ones((4, 4), dtype=np.float32)), float_mask="added")
+    (error,) = [f for f in added.findings if f.level == "error"]
+    assert error.code == "float-keep-mask" and error.count == 6 and added.family == "bidirectional"
+    assert fixed_of(error)[1] and fixed_of(error)[0].family == "causal"
+    assert "float-keep-mask" not in diagnose(np.tril(np.ones((4, 4), dtype=np.float32)), float_mask="keep").codes()
 
 
 def test_additive_inf(tmp_path):
@@ -212,11 +222,12 @@ def test_integer_mask(tmp_path):
     assert d.representation.kind == "int01" and d.codes() == []
 
 
-def test_alibi_bias_plus_minus_inf_is_mixed(tmp_path):
+def test_alibi_bias_plus_minus_inf_is_a_bias_and_a_mask(tmp_path):
     p, k = positions(4, 0), np.arange(4)[None, :]
     bias = np.where(k <= p, -0.5 * (p - k), -np.inf)
     d = diagnosed(tmp_path, bias)
-    assert d.representation.kind == "mixed" and d.fit.name == "causal" and d.fit.comparison.count == 0
+    assert d.representation.kind == "bias-mask" and d.fit.name == "causal" and d.fit.comparison.count == 0
+    assert "bias" in d.codes() and d.leak_count == 0
 
 
 def test_3d_mask_is_read_per_head(tmp_path):

@@ -345,4 +345,4 @@ def test_block_sections_count_the_blocks_cells():
     s = s.move(0, 1)
     text = [p for _, p in sections(t, info, s, "en", glyph)[0].paragraphs]
     assert text[1].startswith("your mask: 1 visible") and text[2].startswith("the rule: 0 visible, empty")
-    assert text[3].startswith("! 1 cells differ")
+    assert text[3].startswith("! 1 cell differs")

@@ -60,7 +60,7 @@ def test_row_weights_equal_a_dense_softmax_at_3000_positions():
         assert got.count == int(allowed[row].sum())
         np.testing.assert_allclose(got.weights, w, rtol=1e-12, atol=1e-15)
         lines = doc.row_lines(row, "en")
-        assert f"{got.count:,} visible keys" in lines[0]
+        assert f"{got.count:,} visible {'key' if got.count == 1 else 'keys'}" in lines[0]
         assert f"output {float(w @ v[:, 0]):.6g}" in lines[-1]
         # the largest weight is listed first, by its key
         assert f"key {int(np.argmax(w))} " in lines[1]

@@ -3,6 +3,7 @@ loads neither numpy nor the doctor's engine (so `doctor --help` stays
 light); `run` imports them.
 
     maskattn-tui doctor FILE [--json] [--lang zh|en] [--batch B] [--head H] [--polarity attend|blocked]
+        [--float-mask keep|added]
     maskattn-tui doctor --attention-mask 0,0,1,1,1 [--position-ids 0,1,2,3,4] [--past P]
     maskattn-tui doctor FILE --expect [--past P] [--new N] [--pad K] [--pad-side left|right]
         [--no-causal] [--window W] [--chunk C] [--prefix P] [--documents L1,L2,...] [--tree -1,0,0,...]
@@ -77,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str, lang_type) -> None
     parser.add_argument("--head", type=_whole(lang, 0), metavar="H", help=h("head"))
     parser.add_argument("--polarity", choices=("attend", "blocked"), help=h("polarity"))
     parser.add_argument("--key", metavar="NAME", help=t("doctor_read.help.key", lang))
+    parser.add_argument("--float-mask", choices=("keep", "added"), help=t("doctor_reading.help.float_mask", lang))
     hf = parser.add_argument_group(h("hf_group"))
     hf.add_argument("--attention-mask", type=_numbers(lang, 0), metavar="0,0,1,...", help=h("attention_mask"))
     hf.add_argument("--position-ids", type=_numbers(lang, 0), metavar="0,1,2,...", help=h("position_ids"))
@@ -137,6 +139,8 @@ def _write(text: str) -> None:
 
 def run(args, lang: str) -> int:
     _check(args)
+    if args.float_mask is not None and (args.attention_mask is not None or os.path.isdir(args.file)):
+        raise MaskattnError("doctor_float_mask_saved", what=args.file or "--attention-mask")
     if args.file is not None and os.path.isdir(args.file):
         from maskattn_tui.capture.doctor import run as run_capture
 
@@ -163,15 +167,16 @@ def run(args, lang: str) -> int:
         return _run_expect(array, mask, info, args, lang)
     from maskattn_tui.doctor import report
     from maskattn_tui.doctor.diagnosis import diagnose
-    from maskattn_tui.doctor.slices import diagnose_slices, distinct_slices, slice_json, slice_lines
+    from maskattn_tui.doctor.slices import diagnose_slices, distinct_slices, settled, slice_json, slice_lines
 
-    diag = diagnose(mask, args.polarity, info)
+    diag = diagnose(mask, args.polarity, info, args.float_mask)
     every = [diag]
     slices = None
     if array.ndim > 2 and args.batch is None and args.head is None:  # every distinct slice, said apart
         groups, left_out = distinct_slices(array)
         if len(groups) > 1 or left_out:
-            results = diagnose_slices(array, info, args.polarity, groups)
+            results = diagnose_slices(array, info, args.polarity, groups, args.float_mask)
+            diag = every[0] = diag if args.polarity else settled(diag, results, mask, info, args.float_mask)
             every += [d for _, d in results]
             slices = (results, groups, left_out)
     if args.json:
@@ -219,20 +224,21 @@ def _run_expect(array, mask, info, args, lang: str) -> int:
     from maskattn_tui.doctor import report
     from maskattn_tui.doctor.expect import expect, expected_allowed
     from maskattn_tui.doctor.expect_run import compare_slices, first_grid, result_lines, results_json
-    from maskattn_tui.doctor.representation import classify
+    from maskattn_tui.doctor.representation import classify, used_as
 
     rows, keys = mask.shape
     options = expect_options((rows, keys), args)
     polarity = args.polarity or "attend"
     results = compare_slices(array, info.path, args.batch, args.head,
-                             lambda index, m: expect(m, options, polarity, info.path), polarity)
+                             lambda index, m: expect(m, options, polarity, info.path, args.float_mask), polarity,
+                             args.float_mask)
     count = sum(r.comparison.count for r in results)
     told = described(options)
     if args.json:
         first = next((r for r in results if r.comparison.count), results[0])
         _write(report.dumps({
             "schema": "maskattn-doctor-expect/1", "file": info.path, "shape": [rows, keys],
-            "representation": classify(mask, info.path).kind, "polarity": polarity,
+            "representation": used_as(classify(mask, info.path), args.float_mask).kind, "polarity": polarity,
             "expected": options.as_dict(), "match": count == 0,
             "differs": [list(c) for c in first.comparison.cells],
             "differs_count": sum(r.comparison.count * len(r.members) for r in results),
@@ -245,6 +251,6 @@ def _run_expect(array, mask, info, args, lang: str) -> int:
     else:
         lines = result_lines(results, info.path, told, rows * keys * sum(len(r.members) for r in results), lang)
         lines += first_grid(array, info.path, results, polarity,
-                            lambda index: (lambda r0, r1: expected_allowed(options, (r0, r1))), lang)
+                            lambda index: (lambda r0, r1: expected_allowed(options, (r0, r1))), lang, args.float_mask)
         _write("\n".join(lines))
     return 0 if count == 0 else 1

@@ -12,7 +12,7 @@ import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT, Comparison
 from maskattn_tui.doctor.expect_run import SliceResult, _split, first_grid, result_lines, results_json
-from maskattn_tui.doctor.representation import Reading, classify
+from maskattn_tui.doctor.representation import Reading, classify, used_as
 from maskattn_tui.doctor.slices import load_all, slice_indexes
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -43,8 +43,8 @@ def run_against(array: np.ndarray, info, args, lang: str, write) -> int:
     results, readings = [], {}
     for index in indexes:
         a2, b2 = (array, other) if not index else (array[index], other[index])
-        ra = Reading(a2, classify(a2, info.path), polarity)
-        rb = Reading(b2, classify(b2, other_info.path), polarity)
+        ra = Reading(a2, used_as(classify(a2, info.path), args.float_mask), polarity)
+        rb = Reading(b2, used_as(classify(b2, other_info.path), args.float_mask), polarity)
         comparison = differ(ra, rb)
         extra, missing = _split(ra, comparison.cells)
         results.append(SliceResult(index, (index,), comparison, extra, missing, comparison.count == a2.size))
@@ -62,6 +62,6 @@ def run_against(array: np.ndarray, info, args, lang: str, write) -> int:
     else:
         lines = result_lines(results, info.path, what, rows * keys * len(results), lang)
         lines += first_grid(array, info.path, results, polarity,
-                            lambda index: (lambda r0, r1: readings[index].band(r0, r1)), lang)
+                            lambda index: (lambda r0, r1: readings[index].band(r0, r1)), lang, args.float_mask)
         write("\n".join(lines))
     return 0 if count == 0 else 1

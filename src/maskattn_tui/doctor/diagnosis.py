@@ -26,10 +26,11 @@ import numpy as np
 
 from maskattn_tui.doctor.alignment import Alignment, decide, score
 from maskattn_tui.doctor.compare import CELL_LIMIT
-from maskattn_tui.doctor.findings import Finding, findings_of
+from maskattn_tui.doctor.findings import Finding, findings_of, pad_query_rows
 from maskattn_tui.doctor.patterns import Fit
 from maskattn_tui.doctor.readings import EXACT_SLACK, Scored, best_readings
-from maskattn_tui.doctor.representation import Reading, Representation, check_array, classify
+from maskattn_tui.doctor.advice import checked_advice
+from maskattn_tui.doctor.representation import Reading, Representation, check_array, classify, used_as
 from maskattn_tui.doctor.rows import column_counts, inverted, scan
 from maskattn_tui.errors import MaskattnError
 
@@ -135,7 +136,7 @@ def chunk_lengths(keys: int, chunk: int, origin: int = 0) -> tuple[int, ...]:
 def _api(rep: Representation, polarity: str) -> str:
     if rep.kind == "bool":
         return "sdpa" if polarity == "attend" else "mha"
-    if rep.kind in ("int01", "float01"):
+    if rep.kind in ("int01", "float01") and rep.reading != "additive":
         return rep.kind
     return "additive" if rep.reading == "additive" else "sdpa"
 
@@ -161,40 +162,56 @@ def alignment_name(rule) -> str:
     return "top-left" if rule.offset == 0 else "offset"
 
 
-def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
+def _identical_rows(stats) -> bool:
+    """Every row sees the same one run of keys: nothing shows a causal order."""
+    return (stats.lo.size > 1 and not stats.empty.any() and bool(stats.contiguous.all())
+            and bool((stats.lo == stats.lo[0]).all()) and bool((stats.hi == stats.hi[0]).all()))
+
+
+def diagnose(mask, polarity: str | None = None, source=None, float_mask: str | None = None,
+             check_advice: bool = True) -> Diagnosis:
     """Diagnose a 2-D mask (L queries x S keys; numpy array or memmap).
     `polarity` ("attend"/"blocked") overrides the decided one; `source` (the
-    MaskInfo from load_mask) adds its shape warnings."""
+    MaskInfo from load_mask) adds its shape warnings; `float_mask` ("keep" /
+    "added") says how the API uses a float 0/1 mask; `check_advice`: read
+    the table each fix gives before advising it (doctor.advice)."""
 
     name = str(getattr(source, "path", "") or "mask")
     mask = _checked(mask, name)
     rows, keys = mask.shape
-    rep = classify(mask, name)
+    rep = used_as(classify(mask, name), float_mask)
     raw = Reading(mask, rep, "attend")
     raw_stats = scan(raw)
     inv_stats = inverted(raw_stats, raw.flipped())
-    table = decide(raw_stats, inv_stats, rows, keys, polarity).scores
+    decided = decide(raw_stats, inv_stats, rows, keys, polarity)
     both = {"attend": (raw, raw_stats), "blocked": (raw.flipped(), inv_stats)}
     # additive: 0 is visible in every API, so never read the other way
     tried = [polarity] if polarity else (["attend"] if rep.reading == "additive" else ["attend", "blocked"])
     per_key = column_counts(raw_stats, raw)  # keys each polarity sees, from one reading
-    seen = {"attend": per_key > 0, "blocked": per_key < rows}
+    counts = {"attend": per_key, "blocked": rows - per_key}
     found: dict[str, list[Scored]] = {}
     bound = None
     for pol in tried:
-        found[pol] = best_readings(*both[pol], bound, seen=seen[pol])
+        found[pol] = best_readings(*both[pol], bound, seen=counts[pol] > 0, counts=counts[pol])
         if found[pol]:
             bound = found[pol][0].score
-    chosen = min((p for p in tried if found[p]), key=lambda p: (found[p][0].score, tried.index(p)))
-    assumed = len(tried) == 2 and all(found[p] for p in tried) and found["attend"][0].score == found["blocked"][0].score
+    # polarity and family together: the simplest reading over both; on a tie the
+    # diagonal decides (alignment.decide, rows on their own position), else the prior
+    voted = decided.polarity if rows > 1 and decided.alignment != "none" and decided.score == 1.0 else None
+    chosen = min((p for p in tried if found[p]), key=lambda p: (found[p][0].score, p != voted, tried.index(p)))
+    tie = len(tried) == 2 and all(found[p] for p in tried) and found["attend"][0].score == found["blocked"][0].score
+    assumed = tie and voted is None
     ranked = found[chosen]
     stored = tuple(getattr(source, "shape", ()) or ())
-    if rows == 1 and len(stored) >= 3 and stored[-2] == 1:  # broadcast to every query: key padding first
+    decoder = getattr(source, "format", None) == "hf-pair"  # built by a causal rule: its reading stays first
+    if (rows == 1 and len(stored) >= 3 and stored[-2] == 1) or (_identical_rows(both[chosen][1]) and not decoder):
+        # broadcast to every query, or every row alike: key padding (no causal rule) first
         ranked = sorted(ranked, key=lambda s: (s.score, s.rule.causal))
     best, *others = ranked
     if not best.exact:  # an exact reading a little less simple wins (either polarity, this one first):
         for pol in sorted(tried, key=lambda p: p != chosen):  # a correct mask is never called broken
-            exact = best_readings(*both[pol], best.score + EXACT_SLACK, exact_only=True, seen=seen[pol])[:1]
+            exact = best_readings(*both[pol], best.score + EXACT_SLACK, exact_only=True, seen=counts[pol] > 0,
+                                  counts=counts[pol])[:1]
             if exact:
                 best, others = exact[0], ([best, *others] if pol == chosen else [])
                 assumed, chosen = assumed and pol == chosen, pol
@@ -202,21 +219,20 @@ def diagnose(mask, polarity: str | None = None, source=None) -> Diagnosis:
     reading, stats = both[chosen]
     inverted_fit = None
     if rep.reading == "additive" and polarity is None and not best.exact:  # -inf where 0 belongs?
-        flipped = best_readings(*both["blocked"], best.score - 1, seen=seen["blocked"])
+        flipped = best_readings(*both["blocked"], best.score - 1, seen=counts["blocked"] > 0,
+                                counts=counts["blocked"])
         inverted_fit = flipped[0] if flipped and flipped[0].exact else None
     rule = best.rule
     alignment = Alignment(chosen, alignment_name(rule), int(rule.offset),
-                          score(stats, int(rule.offset)) if rule.causal else 0.0, table)
+                          score(stats, int(rule.offset)) if rule.causal else 0.0, decided.scores)
     fit = Fit(best.name, rule, best.comparison)
     empty = np.flatnonzero(stats.empty)
-    pad_rows = np.zeros(rows, dtype=bool)
-    if rule.causal or rule.tree is not None:  # a query row at a PAD position (same sequence as the keys)
-        own = np.arange(rows) + rule.offset
-        for start, stop in (([rule._pad_keys()] if rule.pad else []) + list(rule.gaps)):
-            pad_rows |= (own >= start) & (own < stop)
-    pad_query = np.flatnonzero(pad_rows)
+    pad_query = np.flatnonzero(pad_query_rows(rule, stored))
     api = _api(rep, chosen)
     diag = Diagnosis((rows, keys), rep, alignment, fit, _capped(empty), int(empty.size), _capped(pad_query),
                      int(pad_query.size), (), api, best.family, tuple(others), assumed)
-    findings = findings_of(diag, reading, stats, empty, pad_query, source, inverted_fit)
+    findings = findings_of(diag, reading, stats, empty, pad_query, source, inverted_fit, float_mask, stored)
+    if check_advice:
+        findings = checked_advice(findings, diag, reading, lambda table: diagnose(table, "attend",
+                                                                                  check_advice=False))
     return replace(diag, findings=tuple(findings))

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from maskattn_tui.doctor.compare import Comparison, compare
-from maskattn_tui.doctor.representation import Reading, classify
+from maskattn_tui.doctor.representation import Reading, classify, used_as
 from maskattn_tui.doctor.rules import Rule
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import _simple  # the explorer's check of one simple field
@@ -128,12 +128,14 @@ class _Expected:
         return band[index - index[0]]
 
 
-def expect(mask: np.ndarray, options: ExpectOptions, polarity: str = "attend", name: str = "mask") -> Comparison:
-    """Where `mask` (read True/1/0.0 = attend, or flipped) differs from the
-    expected table; its shape must be new x (past + new)."""
+def expect(mask: np.ndarray, options: ExpectOptions, polarity: str = "attend", name: str = "mask",
+           float_mask: str | None = None) -> Comparison:
+    """Where `mask` (read True/1/0.0 = attend, or flipped; a float 0/1 mask
+    as `float_mask` says it is used) differs from the expected table; its
+    shape must be new x (past + new)."""
     rows, keys = mask.shape
     if (options.new, options.keys) != (rows, keys):
         raise MaskattnError("doctor_expect_shape", file=name, rows=rows, keys=keys, new=options.new,
                             past=options.past, want=options.keys)
-    reading = Reading(mask, classify(mask, name), polarity)
+    reading = Reading(mask, used_as(classify(mask, name), float_mask), polarity)
     return compare(reading, None, _Expected(options))  # row statistics unused: no intervals

@@ -73,6 +73,8 @@ def options_of_reading(rule):
     round trip on every family)."""
     from maskattn_tui.doctor.expect import ExpectOptions
 
+    if rule.globals or rule.pad_rows:
+        return None  # global or sink keys, blank PAD rows: no explore field states them
     filled = rule.keys if rule.tree is not None else min(rule.keys, rule.offset + rule.rows)
     slots = rule.keys - filled  # keys after the last query's position: unused cache slots
     values: dict[str, object] = dict(past=rule.offset, new=rule.rows, causal=rule.causal, chunk=rule.chunk,
@@ -95,9 +97,10 @@ def options_of_reading(rule):
     else:
         values["window"] = rule.window
     try:
-        return ExpectOptions(**values)
+        options = ExpectOptions(**values)
     except MaskattnError:
         return None
+    return options if options.keys == rule.keys else None  # (more rows than keys: no past + new states it)
 
 
 def reading_flags(rule) -> str | None:

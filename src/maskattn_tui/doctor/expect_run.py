@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maskattn_tui.doctor.compare import Comparison
-from maskattn_tui.doctor.representation import Reading, classify
+from maskattn_tui.doctor.representation import Reading, classify, used_as
 from maskattn_tui.doctor.slices import distinct_slices, label
 from maskattn_tui.i18n import t
 
@@ -46,12 +46,12 @@ def slices_of(array: np.ndarray, batch: int | None, head: int | None) -> list:
 
 
 def compare_slices(array: np.ndarray, path: str, batch: int | None, head: int | None, want,
-                   polarity: str) -> list[SliceResult]:
+                   polarity: str, float_mask: str | None = None) -> list[SliceResult]:
     """Each distinct slice chosen against `want(index, slice_2d) -> Comparison`."""
     out = []
     for index, members, mask in slices_of(array, batch, head):
         result = want(index, mask)
-        reading = Reading(mask, classify(mask, path), polarity)
+        reading = Reading(mask, used_as(classify(mask, path), float_mask), polarity)
         extra, missing = _split(reading, result.cells)
         out.append(SliceResult(index, members, result, extra, missing, result.count == mask.size))
     return out
@@ -107,14 +107,16 @@ def result_lines(results: list[SliceResult], path: str, what: str, total: int, l
     return lines
 
 
-def first_grid(array: np.ndarray, path: str, results: list[SliceResult], polarity: str, wanted_of, lang: str) -> list[str]:
+def first_grid(array: np.ndarray, path: str, results: list[SliceResult], polarity: str, wanted_of, lang: str,
+               float_mask: str | None = None) -> list[str]:
     """The grid of the first slice that differs (`wanted_of(index)` gives
     its expected rows as a function of (r0, r1))."""
     for r in results:
         if r.comparison.count:
             mask = array[r.index] if r.index else array
             lines = [t("doctor_slices.grid_slice", lang, slice=label(r.index, lang))] if r.index else []
-            return lines + _grid(mask, classify(mask, path), polarity, wanted_of(r.index), r.comparison, lang)
+            rep = used_as(classify(mask, path), float_mask)
+            return lines + _grid(mask, rep, polarity, wanted_of(r.index), r.comparison, lang)
     return []
 
 

@@ -10,13 +10,22 @@ Families (a rule each, read off the row statistics, then compared):
     cross-attention   the same, Q != K (queries and keys from different sequences)
     window            causal sliding window; two-sided-window: left and right widths
     prefix, chunk, documents, tree, blocks (causal with bidirectional islands)
-    PAD keys          a leading run (left), a trailing run (right), runs between (gaps)
+    bidirectional-documents   packed documents with no causal rule (a packed encoder)
+    global-window     a two-sided window with global tokens (Longformer, BigBird)
+    sink-window       a causal window with sink keys every row sees (StreamingLLM)
+    PAD keys          a leading run (left), a trailing run (right), runs between (gaps);
+                      PAD query rows blanked too (Flax, Keras): +1
 
 Cost: 0 for causal or bidirectional, +1 for an offset other than S - L, a
-PAD run, a window (2 if two-sided with unequal widths), a chunk, a prefix,
-a tree; +2 a block (start and stop); a document +1 each, and a tree node +1 unless it
+PAD run, a run of global or sink keys, a window (2 if two-sided with unequal
+widths), a chunk, a prefix, a tree; +2 a block (start and stop); a document
++1 each, and a tree node +1 unless it
 continues a chain (parent = the node before). Trees need committed keys
 (speculative decoding), so packed documents are never read as chains.
+A causal reading that makes every query row PAD costs 2 more: no batch
+computes only PAD queries, so cross-attention over padded keys reads first.
+Blocks are 3 positions or more (patterns.BLOCK_MIN: a block of 2 is one
+future cell, which a one-cell leak explains as simply).
 The diagnosis adds one per cell that differs, and takes the reading of
 least total (several if equal)."""
 
@@ -26,17 +35,20 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from maskattn_tui.doctor.patterns import (_chunk, _mode, _prefix, document_lengths, tree_parents,
-                                          windowed_document_lengths)
-from maskattn_tui.doctor.representation import Reading
-from maskattn_tui.doctor.rows import RowStats, last_rows, visible_columns
+from maskattn_tui.doctor.patterns import (BLOCK_MIN, _chunk, _mode, _prefix, document_lengths,
+                                          encoder_document_lengths, tree_parents, windowed_document_lengths)
+from maskattn_tui.doctor.representation import Reading, band_rows
+from maskattn_tui.doctor.rows import RowStats, _stats_of, column_counts, last_rows
 from maskattn_tui.doctor.rules import TREE_MAX, Rule
 
 #: Family order on a tie of cost: the first is the reading shown first.
 ORDER = ("causal", "bidirectional", "cross-attention", "static-cache", "window", "two-sided-window",
-         "prefix", "chunk", "documents", "blocks", "tree")
+         "prefix", "chunk", "documents", "bidirectional-documents", "sink-window", "global-window", "blocks", "tree")
+
 #: More blocks or PAD runs than this are not read as such (a noisy mask).
 RUNS_MAX = 64
+#: Global tokens are read (a second pass over every row) in masks up to this many cells.
+GLOBALS_CELLS = 1 << 26
 
 
 def family_of(name: str, rule: Rule) -> str:
@@ -47,6 +59,10 @@ def family_of(name: str, rule: Rule) -> str:
         return "bidirectional" if rule.rows == rule.keys else "cross-attention"
     if name == "causal" and 0 < rule.offset < rule.keys - rule.rows:
         return "static-cache"
+    if name == "documents" and not rule.causal:
+        return "bidirectional-documents"
+    if name == "globals":
+        return "sink-window" if rule.causal else "global-window"
     return name
 
 
@@ -54,7 +70,9 @@ def cost(rule: Rule) -> int:
     c = 0
     if rule.causal and rule.tree is None and rule.offset != rule.keys - rule.rows:
         c += 1
-    c += (1 if rule.pad else 0) + len(rule.gaps) + 2 * len(rule.blocks)
+    c += (1 if rule.pad else 0) + len(rule.gaps) + 2 * len(rule.blocks) + len(rule.globals) + rule.pad_rows
+    if rule.causal and rule.tree is None and (rule.pad or rule.gaps) and rule.pad < rule.keys:
+        c += 2 * bool(rule._pad_query(rule.positions(slice(None))).all())
     if rule.window is not None:
         c += 1 if rule.causal or rule.right_width == rule.window - 1 else 2
     c += (rule.chunk is not None) + (rule.prefix is not None)
@@ -127,6 +145,8 @@ def bidirectional_blocks(stats: RowStats, offset: int) -> tuple[tuple[int, int],
         return None
     if blocks == [(0, blocks[0][1])]:
         return None  # one block at the start: the prefix-LM reading
+    if any(b - a < BLOCK_MIN for a, b in blocks):
+        return None
     return tuple(blocks)
 
 
@@ -161,13 +181,16 @@ def _offsets(stats: RowStats, rows: int, keys: int) -> list[int]:
     return out
 
 
-def candidates(reading: Reading, stats: RowStats,
-               seen: np.ndarray | None = None) -> Iterator[tuple[str, int, Rule | Callable[[], Rule]]]:
+def candidates(reading: Reading, stats: RowStats, seen: np.ndarray | None = None,
+               counts: np.ndarray | None = None) -> Iterator[tuple[str, int, Rule | Callable[[], Rule]]]:
     """Every reading to compare, as (pattern name, cost, rule); a tree's
-    rule (and robust documents') comes as a function making it, called only
-    if its least cost may win (it may return None)."""
+    rule (and robust documents', global tokens') comes as a function making
+    it, called only if its least cost may win (it may return None).
+    `counts`: how many rows see each key (doctor.rows.column_counts), for
+    the global and sink keys."""
     rows, keys = reading.rows, reading.keys
-    seen = visible_columns(stats, reading) if seen is None else seen
+    counts = column_counts(stats, reading) if counts is None else counts  # (one pass for both)
+    seen = counts > 0 if seen is None else seen
     documents = document_lengths(stats)
     for offset in _offsets(stats, rows, keys):
         base = Rule(rows=rows, keys=keys, offset=offset)
@@ -179,6 +202,11 @@ def candidates(reading: Reading, stats: RowStats,
         for pad, side, gaps in pad_options(seen, reach):
             padded = base.replace(pad=pad, pad_side=side, gaps=gaps)
             yield "causal", *_costed(padded)
+            if _blank_pad_rows(stats, padded):
+                yield "causal", *_costed(padded.replace(pad_rows=True))
+            sinks = _sinks(stats, counts, padded)
+            if sinks is not None:
+                yield "globals", *_costed(sinks)
             if prefix is not None:
                 yield "prefix", *_costed(padded.replace(prefix=prefix))
             start = pad if side == "left" else 0
@@ -202,7 +230,7 @@ def candidates(reading: Reading, stats: RowStats,
                     yield "documents", *_costed(padded.replace(documents=windowed, window=window))
             if not stats.contiguous.all() and rows <= TREE_MAX and 0 < offset == keys - rows:
                 yield "tree", cost(padded) + 1, _tree_maker(reading, padded)
-    yield from _not_causal(reading, stats, seen)
+    yield from _not_causal(reading, stats, seen, counts)
 
 
 def _costed(rule: Rule) -> tuple[int, Rule]:
@@ -222,8 +250,10 @@ def _tree_maker(reading: Reading, padded: Rule) -> Callable[[], Rule]:
     return lambda: padded.replace(tree=tree_parents(reading, padded.offset))
 
 
-def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray) -> Iterator[tuple[str, int, Rule]]:
+def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray,
+                counts: np.ndarray) -> Iterator[tuple[str, int, Rule]]:
     rows, keys = reading.rows, reading.keys
+    documents = encoder_document_lengths(stats)
     for offset in sorted({max(0, keys - rows), 0}, reverse=True):
         base = Rule(rows=rows, keys=keys, offset=offset, causal=False)
         p = np.arange(rows) + offset
@@ -231,6 +261,13 @@ def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray) -> Iterator
             padded = base.replace(pad=pad, pad_side=side, gaps=gaps)
             if offset == max(0, keys - rows):  # (no alignment: row labels start at 0 when Q > K)
                 yield "bidirectional", *_costed(padded)
+                if rows == keys and _blank_pad_rows(stats, padded):
+                    yield "bidirectional", *_costed(padded.replace(pad_rows=True))
+                if documents is not None and not pad and not gaps:
+                    yield "documents", *_costed(padded.replace(documents=documents))
+                every = counts == rows - int(np.count_nonzero(stats.empty))  # keys every row sees
+                if every.any() and not every.all() and rows * keys <= GLOBALS_CELLS:
+                    yield "globals", cost(padded) + 2, _globals_maker(reading, stats, counts, padded)
             start = pad if side == "left" else 0
             end = keys - 1 - (pad if side == "right" else 0)
             left, right = _window_widths(stats, p, start, end)
@@ -242,3 +279,69 @@ def _not_causal(reading: Reading, stats: RowStats, seen: np.ndarray) -> Iterator
                 right = left
             if left is not None and right is not None:
                 yield "window", *_costed(padded.replace(window=left + 1, right=right))
+
+
+def _blank_pad_rows(stats: RowStats, padded: Rule) -> bool:
+    """Are the query rows at PAD positions all empty, where the rule would
+    show them keys (Flax's make_attention_mask, Keras's query_mask)?"""
+    if not (padded.pad or padded.gaps) or padded.pad >= padded.keys:
+        return False
+    at_pad = padded._pad_query(padded.positions(slice(None)))
+    runs = padded.intervals()
+    shown = at_pad if runs is None else at_pad & (runs[1] >= runs[0])
+    return bool(shown.any()) and bool(stats.empty[at_pad].all())
+
+
+def _sinks(stats: RowStats, counts: np.ndarray, padded: Rule) -> Rule | None:
+    """A causal window with sink keys (StreamingLLM; a causal window with a
+    global key 0): the leading keys every row at or after them sees, and
+    the window the other rows keep beside them."""
+    start = padded.pad if padded.pad_side == "left" else 0
+    rows, keys, offset = stats.lo.size, stats.keys, padded.offset
+    k = np.arange(start, keys)
+    later = rows - np.clip(k - offset, 0, rows)  # rows at or after each key
+    sink = (counts[start:] == later) & (later > 0)
+    n = int(np.argmin(sink)) if not sink.all() else sink.size
+    split = ~stats.empty & ~stats.contiguous & (stats.lo == start)
+    if n == 0 or np.count_nonzero(split) < 2:  # one row cut is one hidden cell as simply
+        return None
+    beside = stats.count[split] - n  # the keys a split row keeps beside the sinks
+    window = _mode(beside[beside > 0])
+    if window is None:
+        return None
+    return padded.replace(window=window, globals=((start, start + n),))
+
+
+def _globals_maker(reading: Reading, stats: RowStats, counts: np.ndarray, padded: Rule) -> Callable[[], Rule | None]:
+    """Global tokens with a two-sided window (Longformer, BigBird): the keys
+    every row sees are global (their rows see every key); the window is read
+    off the other rows with the global keys taken out (a pass over them)."""
+    def make() -> Rule | None:
+        rows, keys = reading.rows, reading.keys
+        real = rows - int(np.count_nonzero(stats.empty))
+        glob = (counts == real) & (counts > 0)
+        runs = _runs(glob)
+        if not runs or glob.all() or len(runs) > RUNS_MAX:
+            return None
+        own = np.arange(rows) + padded.offset
+        local = ~glob[np.clip(own, 0, keys - 1)]
+        lo, hi, count = np.zeros(rows, np.int64), np.full(rows, -1, np.int64), np.zeros(rows, np.int64)
+        index = np.flatnonzero(local)
+        for i in range(0, index.size, band_rows(index.size, keys)):
+            part = index[i: i + band_rows(index.size, keys)]
+            lo[part], hi[part], count[part] = _stats_of(reading.rows_at(part) & ~glob)
+        # a row's window cut, where the key beyond it is no global key (that one was taken out)
+        seen = count > 0
+        cut_left = seen & (lo > 0) & ~glob[np.maximum(lo - 1, 0)] & (own >= lo)
+        cut_right = seen & (hi < keys - 1) & ~glob[np.minimum(hi + 1, keys - 1)] & (hi >= own)
+        left, right = _mode((own - lo)[cut_left]), _mode((hi - own)[cut_right])
+        # no clean cut on a side (every one beside a global key): the least width that shows what rows see
+        inside = seen & (lo <= own) & (own <= hi)
+        if left is None and inside.any():
+            left = int((own - lo)[inside].max())
+        if right is None and inside.any():
+            right = int((hi - own)[inside].max())
+        if left is None or right is None:
+            return None
+        return padded.replace(window=left + 1, right=right, globals=tuple(runs))
+    return make

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT, compare
-from maskattn_tui.doctor.representation import Reading
+from maskattn_tui.doctor.representation import Reading, Representation
 from maskattn_tui.doctor.rows import RowStats
 
 TYPE_CHECKING = False  # Diagnosis names the annotations only (diagnosis imports this module)
@@ -25,6 +25,14 @@ class Finding:
     cells: tuple = ()  # evidence: (row, key) pairs, at most CELL_LIMIT
     count: int = 0  # how many cells (or rows) in all
     params: dict = field(default_factory=dict)  # for the message
+    #: advice to change the mask: the table (True = may read) its fix gives, made
+    #: on demand; doctor.advice reads it before the advice is given as such
+    fix: object = field(default=None, compare=False, repr=False)
+
+
+#: A fix's table is built and read only up to this many cells (beyond, the
+#: rule's own table is trusted).
+FIX_CELLS = 1 << 22
 
 
 def _rows_text(index: np.ndarray) -> str:
@@ -57,10 +65,18 @@ def _runs_text(runs) -> str:
     return ", ".join(f"{a}" if b - a == 1 else f"{a}-{b - 1}" for a, b in runs[:CELL_LIMIT])
 
 
-def _representation(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray) -> list[Finding]:
+def _representation(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray,
+                    float_mask: str | None) -> list[Finding]:
     rep, (rows, keys) = diag.representation, diag.shape
-    if rep.kind == "float01":
-        return [Finding("float-keep-mask", "error", _first_hidden(reading), int(rows * keys - stats.count.sum()))]
+    if rep.kind == "float01" and float_mask != "keep":
+        keep = Reading(reading.mask, Representation("float01"), "attend")  # 1.0 kept, 0.0 hidden
+        hidden = sum(int(np.count_nonzero(~band)) for _, _, band in keep.bands())  # meant hidden
+        if rep.reading == "additive":  # --float-mask added: it hides nothing, every cell is visible
+            return [Finding("float-keep-mask", "error", _first_hidden(keep), hidden, {"variant": "added"},
+                            fix=lambda: keep.band(0, rows))]
+        return [Finding("float-keep-mask", "warning", _first_hidden(keep), hidden, {"variant": "two"})]
+    if rep.kind in ("bias", "bias-mask"):
+        return [Finding("bias", "info", params={"variant": rep.kind})]
     if rep.kind == "additive-finite":
         params = {"minimum": f"{rep.minimum:.6g}", "dtype": rep.minimum_dtype or "?"}
         if empty.size:
@@ -116,17 +132,68 @@ def _family(diag: Diagnosis, reading: Reading, stats: RowStats) -> list[Finding]
     return out
 
 
-def _differences(diag: Diagnosis) -> list[Finding]:
+def _leak_fix(diag: Diagnosis, reading: Reading):
+    """The table "set the leaked cells to hidden" gives: the mask's own
+    reading with every visible future cell the rule hides taken out."""
+    rows, keys = diag.shape
+    if rows * keys > FIX_CELLS:
+        return None
+    rule = diag.rule
+
+    def make() -> np.ndarray:
+        got, want = reading.band(0, rows), rule.table_rows(slice(0, rows))
+        future = np.arange(keys)[None, :] > rule.positions(slice(None))[:, None]
+        return got & ~(~want & future)
+    return make
+
+
+def _differences(diag: Diagnosis, reading: Reading) -> list[Finding]:
     comparison, fit = diag.fit.comparison, diag.fit
     out = []
     if comparison.leak_count:
         # an error only if every reading as simple as this one has leaks
         level = "error" if all(s.comparison.leak_count for s in diag.alternatives) else "warning"
         out.append(Finding("leak", level, comparison.leaks, comparison.leak_count,
-                           {} if fit.name == "causal" and not fit.rule.pad else {"variant": "rule"}))
+                           {} if fit.name == "causal" and not fit.rule.pad else {"variant": "rule"},
+                           fix=_leak_fix(diag, reading)))
     if comparison.count > comparison.leak_count:
-        out.append(Finding("closest-rule", "warning", comparison.cells, comparison.count))
+        # no reading fits: an error when the closest differs in a few cells (a defect),
+        # a warning when in many (a family the doctor does not know)
+        few = (comparison.count - comparison.leak_count) * 20 <= max(_visible_cells(diag), 20)
+        exact = any(s.exact for s in diag.alternatives)
+        out.append(Finding("closest-rule", "error" if few and not exact else "warning", comparison.cells,
+                           comparison.count))
     return out
+
+
+def _visible_cells(diag: Diagnosis) -> int:
+    """Cells the chosen rule shows (from its runs when it has them)."""
+    runs = diag.rule.intervals()
+    if runs is None:
+        rows = diag.shape[0]
+        return int(diag.rule.table_rows(slice(0, rows)).sum()) if rows * diag.shape[1] <= FIX_CELLS else rows
+    lo, hi = runs
+    return int(np.maximum(0, hi - lo + 1).sum())
+
+
+def pad_query_rows(rule, stored: tuple = ()) -> np.ndarray:
+    """Which query rows sit at PAD positions: a causal reading's rows sit at
+    their own positions; a reading without causal order over as many rows as
+    keys is one sequence's self-attention (an encoder), row r its token r; a
+    broadcast row ([B, 1, 1, S]) or cross-attention has none."""
+    rows, keys = rule.rows, rule.keys
+    broadcast = rows == 1 and tuple(stored)[-2:-1] == (1,)
+    if not (rule.causal or rule.tree is not None or (rows == keys and not broadcast)):
+        return np.zeros(rows, dtype=bool)
+    return rule._pad_query(np.arange(rows) + rule.offset)
+
+
+def _consequences_differ(diag: Diagnosis, stored: tuple) -> bool:
+    """Do the equally simple readings tell the user different things (which
+    query rows are PAD, which cells leak)? If not, naming them is information."""
+    pads = pad_query_rows(diag.rule, stored)
+    return any(s.comparison.leak_count != diag.leak_count or not np.array_equal(pad_query_rows(s.rule, stored), pads)
+               for s in diag.alternatives)
 
 
 def pad_rows_are_the_empty_rows(empty: np.ndarray, pad_query: np.ndarray) -> bool:
@@ -145,18 +212,20 @@ def _rows(diag: Diagnosis, empty: np.ndarray, pad_query: np.ndarray) -> list[Fin
     if empty.size:
         out.append(Finding("empty-rows", "warning", _diagonal_cells(empty, offset), int(empty.size),
                            {"rows": _rows_text(empty)}))
-    if pad_query.size:  # only a causal reading puts queries at key positions: info if others fit too
-        out.append(Finding("pad-query-rows", "info" if diag.alternatives else "warning", _diagonal_cells(pad_query, offset), int(pad_query.size),
-                           {"rows": _rows_text(pad_query)}))
+    if pad_query.size:  # queries at PAD positions: info if other readings fit too, or in an encoder
+        encoder = not diag.rule.causal
+        out.append(Finding("pad-query-rows", "info" if diag.alternatives or encoder else "warning",
+                           _diagonal_cells(pad_query, offset), int(pad_query.size),
+                           {"rows": _rows_text(pad_query), "variant": "encoder" if encoder else None}))
     return out
 
 
 def _pattern(diag: Diagnosis) -> list[Finding]:
     rule = diag.rule
     out = []
-    if rule.window is not None and rule.causal:
+    if rule.window is not None and rule.causal and not rule.globals:  # (with globals: told below)
         out.append(Finding("window", "info", params={"w": rule.window, "w1": rule.window - 1}))
-    elif rule.window is not None:
+    elif rule.window is not None and not rule.globals:
         left, right = rule.window - 1, rule.right_width
         out.append(Finding("two-sided-window", "info",
                            params={"left": left, "right": right, "hf": left if left == right else "-",
@@ -164,7 +233,15 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
     if rule.chunk is not None:
         out.append(Finding("chunk", "info", params={"c": rule.chunk}))
     if rule.documents is not None:
-        out.append(Finding("documents", "info", params={"lengths": ",".join(map(str, rule.documents))}))
+        out.append(Finding("documents", "info", params={"lengths": ",".join(map(str, rule.documents)),
+                                                        "variant": None if rule.causal else "encoder"}))
+    if rule.globals and rule.causal:
+        out.append(Finding("sinks", "info", count=sum(b - a for a, b in rule.globals),
+                           params={"runs": _runs_text(rule.globals), "w": rule.window}))
+    elif rule.globals:
+        out.append(Finding("globals", "info", count=sum(b - a for a, b in rule.globals),
+                           params={"runs": _runs_text(rule.globals), "left": rule.window - 1,
+                                   "right": rule.right_width}))
     if rule.prefix is not None:
         out.append(Finding("prefix", "info", params={"p": rule.prefix}))
     if rule.tree is not None:
@@ -179,13 +256,16 @@ def _pattern(diag: Diagnosis) -> list[Finding]:
 
 
 def findings_of(diag: Diagnosis, reading: Reading, stats: RowStats, empty: np.ndarray, pad_query: np.ndarray,
-                source, inverted_fit) -> list[Finding]:
+                source, inverted_fit, float_mask: str | None = None, stored: tuple = ()) -> list[Finding]:
     # empty rows that are all PAD queries are told by the PAD finding (their outputs are dropped anyway)
     shown_empty = empty[:0] if pad_rows_are_the_empty_rows(empty, pad_query) else empty
-    out = _shape(diag, source) + _representation(diag, reading, stats, shown_empty) + _polarity(diag, inverted_fit)
-    out += _family(diag, reading, stats) + _differences(diag) + _rows(diag, empty, pad_query) + _pattern(diag)
-    if diag.alternatives:
-        out.append(Finding("readings", "info", count=1 + len(diag.alternatives)))
+    out = _shape(diag, source) + _representation(diag, reading, stats, shown_empty, float_mask)
+    out += _polarity(diag, inverted_fit)
+    out += _family(diag, reading, stats) + _differences(diag, reading) + _rows(diag, empty, pad_query) + _pattern(diag)
+    if diag.alternatives:  # two hypotheses fit: both are said, and the options that tell them apart
+        differ = _consequences_differ(diag, stored)
+        out.append(Finding("readings", "warning" if differ else "info", count=1 + len(diag.alternatives),
+                           params={"variant": "decide" if differ else None}))
     for f in out:
         if f.params.get("variant", "") is None:
             f.params.pop("variant")

@@ -11,7 +11,8 @@ How the statistics show each pattern (rows at position p = row + offset):
     right PAD k     the last k keys never visible
     window w        rows see [p-w+1, p]: the count saturates at w
     documents       the first visible key jumps to p at each new document
-                    (with a window inside them: both)
+                    (with a window inside them: both; with no causal order,
+                    the last visible key jumps too, one before)
     chunk c         documents of length c, counted from the first real
                     token with left PAD
     prefix P        rows before P see keys up to P-1, past their own position
@@ -27,6 +28,11 @@ from maskattn_tui.doctor.compare import Comparison
 from maskattn_tui.doctor.representation import Reading, band_rows
 from maskattn_tui.doctor.rows import RowStats
 from maskattn_tui.doctor.rules import Rule
+
+#: The fewest positions a bidirectional block reading takes: a block of 2 is a
+#: single future cell, which a one-cell leak explains as simply (a prefix of 2
+#: at the start stays a reading beside the leak: both are named).
+BLOCK_MIN = 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,18 @@ def document_lengths(stats: RowStats) -> tuple[int, ...] | None:
     """Document lengths from the first visible key of each row (a new
     document starts where it jumps), if there are at least two."""
     starts = np.unique(np.concatenate(([0], stats.lo[~stats.empty])))
+    if starts.size < 2:
+        return None
+    return tuple(int(n) for n in np.diff(np.append(starts, stats.keys)))
+
+
+def encoder_document_lengths(stats: RowStats) -> tuple[int, ...] | None:
+    """Documents with no causal order (a packed encoder): a document starts
+    where rows start and the rows before end, so a stray cell that moves one
+    row's first or last key makes no document of its own."""
+    seen = ~stats.empty
+    starts = np.intersect1d(stats.lo[seen], np.append(stats.hi[seen] + 1, 0))
+    starts = np.unique(np.append(starts[starts < stats.keys], 0))
     if starts.size < 2:
         return None
     return tuple(int(n) for n in np.diff(np.append(starts, stats.keys)))

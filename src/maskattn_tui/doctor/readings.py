@@ -35,7 +35,7 @@ EXACT_SLACK = 2
 
 @dataclass(frozen=True)
 class Scored:
-    name: str  # the pattern: causal | bidirectional | window | chunk | documents | prefix | tree | blocks
+    name: str  # the pattern: causal | bidirectional | window | chunk | documents | prefix | tree | blocks | globals
     family: str
     rule: Rule
     cost: int
@@ -51,7 +51,9 @@ class Scored:
 
 
 def _rank(name: str, rule) -> int:
-    return ORDER.index(name if callable(rule) else family_of(name, rule))
+    if callable(rule):  # made later: a tree, robust documents, global tokens (never causal)
+        return ORDER.index("global-window" if name == "globals" else name)
+    return ORDER.index(family_of(name, rule))
 
 
 def _least_differences(stats: RowStats, rule: Rule) -> int:
@@ -65,12 +67,14 @@ def _least_differences(stats: RowStats, rule: Rule) -> int:
 
 
 def best_readings(reading: Reading, stats: RowStats, bound: int | None = None, exact_only: bool = False,
-                  seen=None) -> list[Scored]:
+                  seen=None, counts=None) -> list[Scored]:
     """The readings of least score (at most `bound`), fewest differing
     cells first, then by cost and family order; [] if none scores within
     `bound`. `exact_only`: only readings that match every cell. `seen`:
-    the keys some row sees, if known (doctor.rows.column_counts)."""
-    items = sorted(((c, _rank(n, r), i, n, r) for i, (n, c, r) in enumerate(family_candidates(reading, stats, seen))),
+    the keys some row sees, and `counts`, how many rows see each key, if
+    known (doctor.rows.column_counts)."""
+    found = family_candidates(reading, stats, seen, counts)
+    items = sorted(((c, _rank(n, r), i, n, r) for i, (n, c, r) in enumerate(found)),
                    key=lambda item: item[:3])
     best: list[Scored] = []
     limit = bound

@@ -40,6 +40,7 @@ shown_but_hidden, hidden_but_shown}."""
 from __future__ import annotations
 
 import re
+import shlex
 
 import numpy as np
 
@@ -47,7 +48,8 @@ from maskattn_tui import strict_json
 from maskattn_tui.doctor.blocks import FULL, PARTIAL, block_overview
 from maskattn_tui.doctor.compare import CELL_LIMIT
 from maskattn_tui.doctor.diagnosis import Diagnosis, Finding
-from maskattn_tui.i18n import catalog, t
+from maskattn_tui.doctor.advice import FIXED
+from maskattn_tui.i18n import catalog, counted, t
 
 SCHEMA = "maskattn-doctor/1"
 #: The human report lists findings in this order.
@@ -79,7 +81,10 @@ def _fix_params(api: str, rows: int, keys: int, lang: str) -> dict:
 
 
 def _readings_text(diag: Diagnosis, lang: str) -> str:
-    """The chosen reading and its equals, each with its differing cells."""
+    """The chosen reading and its equals, each with its differing cells and
+    the --expect options that state it (they tell the readings apart)."""
+    from maskattn_tui.doctor.expect_args import reading_flags
+
     parts = []
     for name, family, rule, comparison in ((diag.fit.name, diag.family, diag.rule, diag.fit.comparison),
                                            *((s.name, s.family, s.rule, s.comparison) for s in diag.alternatives)):
@@ -87,8 +92,16 @@ def _readings_text(diag: Diagnosis, lang: str) -> str:
         if comparison.count:
             key = "doctor.reading.differs.one" if comparison.count == 1 else "doctor.reading.differs.many"
             text += t(key, lang, count=comparison.count, cells=cells_text(comparison.cells, comparison.count))
+        flags = reading_flags(rule) if not comparison.count else None
+        if flags is not None:
+            text += t("doctor_reading.flags", lang, flags=flags + polarity_flag(diag))
         parts.append(t("doctor.reading.item", lang, text=text))
     return t("doctor.reading.or", lang).join(parts)
+
+
+def polarity_flag(diag: Diagnosis) -> str:
+    """" --polarity blocked" when the mask reads True = blocked (--expect reads True as attend)."""
+    return " --polarity blocked" if diag.polarity == "blocked" else ""
 
 
 def finding_message(finding: Finding, diag: Diagnosis | None, lang: str) -> str:
@@ -102,15 +115,31 @@ def finding_message(finding: Finding, diag: Diagnosis | None, lang: str) -> str:
     params.setdefault("count", finding.count)
     params["cells"] = cells_text(finding.cells, finding.count)
     variant = params.pop("variant", None)
+    checked = params.pop(FIXED, None)
     key = f"doctor.finding.{finding.code}" + (f".{variant}" if variant else "")
     if params.get("count") == 1 and f"{key}.one" in catalog():  # "1 row has", not "1 rows have"
         key += ".one"
-    return t(key, lang, **params)
+    text = t(key, lang, **params)
+    if checked is not None and not checked[1] and diag is not None:  # the fix reads as broken: ask
+        fixed = checked[0]
+        text = t("doctor_reading.question", lang, meant=rule_text(diag, lang), advice=text,
+                 fixed=rule_text(fixed, lang), differs=counted(fixed.fit.comparison.count, "cell", lang))
+    return text
+
+
+def fix_json(finding: Finding, lang: str) -> dict | None:
+    """What the table a finding's fix gives reads as, if it was read."""
+    checked = finding.params.get(FIXED)
+    if checked is None:
+        return None
+    fixed, sound = checked
+    return {"family": fixed.family, "reading": rule_text(fixed, lang), "differs": fixed.fit.comparison.count,
+            "errors": [f.code for f in fixed.findings if f.level == "error"], "sound": sound}
 
 
 def finding_json(finding: Finding, diag: Diagnosis | None, lang: str) -> dict:
     return {"code": finding.code, "level": finding.level, "message": finding_message(finding, diag, lang),
-            "cells": [list(c) for c in finding.cells], "count": finding.count}
+            "cells": [list(c) for c in finding.cells], "count": finding.count, "fix": fix_json(finding, lang)}
 
 
 def _pad_list(runs) -> list[int]:
@@ -146,17 +175,27 @@ def to_json(diag: Diagnosis, info, lang: str, extra: tuple[Finding, ...] = (), s
         "bidirectional_blocks": [list(b) for b in fit.rule.blocks],
         "window_left": None if diag.window is None else diag.window - 1,
         "window_right": None if diag.window is None else fit.rule.right_width,
+        "window_kind": None if diag.window is None else ("causal" if fit.rule.causal else "two-sided"),
+        "window_half_width": _half_width(fit.rule),
         "leaks": [list(c) for c in diag.leaks], "leak_count": diag.leak_count,
         "empty_rows": list(diag.empty_rows), "empty_row_count": diag.empty_row_count,
         "pad_keys": _pad_list(diag.pad_runs), "pad_key_count": sum(b - a for a, b in diag.pad_runs),
         "pad_side": diag.pad_side,
         "pad_query_rows": list(diag.pad_query_rows), "pad_query_row_count": diag.pad_query_row_count,
-        "window": diag.window, "chunk": diag.chunk, "prefix": diag.prefix,
+        "window": None if diag.window is None else diag.window + fit.rule.right_width,
+        "chunk": diag.chunk, "prefix": diag.prefix,
         "documents": list(diag.documents) if diag.documents is not None else None,
         "tree": list(diag.tree) if diag.tree is not None else None,
         "findings": [finding_json(f, diag, lang) for f in (*diag.findings, *extra)],
         "slices": slices,
     }
+
+
+def _half_width(rule) -> int | None:
+    """|q - k| <= h: a two-sided window's h when both sides are equal."""
+    if rule.window is None or rule.causal or rule.right_width != rule.window - 1:
+        return None
+    return rule.window - 1
 
 
 _FLAT_LIST = re.compile(r"\[\s+([-+\deE., \n]*?)\s+\]")
@@ -182,7 +221,7 @@ def reading_text(name: str, family: str, rule, lang: str) -> str:
                lengths=",".join(map(str, documents or ())),
                parents=",".join(map(str, (rule.tree or ())[:CELL_LIMIT])),
                left=None if rule.window is None else rule.window - 1, right=rule.right_width,
-               filled=rule.offset, unused=rule.unused, blocks=_runs(rule.blocks))]
+               filled=rule.offset, unused=rule.unused, blocks=_runs(rule.blocks), globals=_runs(rule.globals))]
     if rule.window is not None and name in ("documents", "blocks"):
         parts.append(t("doctor.rule.window", lang, w=rule.window))
     if rule.pad:
@@ -191,6 +230,8 @@ def reading_text(name: str, family: str, rule, lang: str) -> str:
                        side=t(f"doctor.side.{rule.pad_side}", lang)))
     if rule.gaps:
         parts.append(t("doctor.rule.gaps", lang, runs=_runs(rule.gaps)))
+    if rule.pad_rows:
+        parts.append(t("doctor.rule.pad_rows", lang))
     return t("doctor.report.join", lang).join(parts)
 
 
@@ -214,6 +255,21 @@ def _picture(mask, diag: Diagnosis, lang: str) -> list[str]:
     tiles = block_overview(mask, block, diag.polarity)
     chars = np.where(tiles == FULL, "#", np.where(tiles == PARTIAL, "+", "."))
     return [t("doctor.report.blocks", lang, block=block)] + ["  " + "".join(line) for line in chars]
+
+
+def check_options(diag: Diagnosis, info) -> str:
+    """What else the printed check line needs to pass on its file: the
+    polarity, the array's key, the slice when the file's slices differ, how
+    a float 0/1 mask is used."""
+    out = polarity_flag(diag)
+    key = getattr(info, "key", None)
+    if key is not None:
+        out += f" --key {shlex.quote(str(key))}"
+    if info.batch is not None and getattr(info, "distinct_slices", None) not in (None, 1):
+        out += f" --batch {info.batch}" + ("" if info.head is None else f" --head {info.head}")
+    if diag.representation.kind == "float01" and diag.representation.reading == "additive":
+        out += " --float-mask added"
+    return out
 
 
 def summary_lines(diag: Diagnosis, info, lang: str) -> list[str]:
@@ -275,11 +331,11 @@ def human(diag: Diagnosis, info, lang: str, mask=None, extra: tuple[Finding, ...
     from maskattn_tui.doctor.expect_args import reading_flags  # the exact reading as --expect flags
 
     # a file whose slices all read alike: --expect checks every slice of it
-    one_file = info.format != "hf-pair" and getattr(info, "distinct_slices", None) in (None, 1)
-    exact = one_file and diag.fit.comparison.count == 0 and not diag.alternatives
+    exact = info.format != "hf-pair" and diag.fit.comparison.count == 0 and not diag.alternatives
     flags = reading_flags(diag.rule) if exact else None
     if flags is not None:
-        lines.append(t("doctor.report.check", lang, file=info.path, flags=flags))
+        lines.append(t("doctor.report.check", lang, file=shlex.quote(info.path),
+                       flags=flags + check_options(diag, info)))
     findings = ordered_findings(diag, extra)
     if findings:
         lines.append(t("doctor.report.findings", lang))

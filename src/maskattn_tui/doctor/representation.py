@@ -6,12 +6,17 @@ Representations:
 
     bool             True / False
     int01            integers 0 / 1
-    float01          floats 0.0 / 1.0: a keep-mask stored as float (adding it
-                     to the scores masks nothing)
+    float01          floats 0.0 / 1.0: a keep-mask stored as float (Flax, Keras
+                     and masked_fill use it as one; adding it to the scores
+                     masks nothing: `used_as(rep, "added")` reads it so)
     additive-inf     floats 0 / -inf (an all-zero float mask too: it hides nothing)
     additive-finite  0 / one large finite negative (<= -1e4), e.g. finfo.min
                      (and -inf where two such masks were added: `overflow`)
-    mixed            anything else (e.g. a bias plus -inf, or 0 / 255)
+    bias             finite values, small negatives or several positives, none
+                     <= -1e4: a bias added to the scores (T5's relative position
+                     bias, ALiBi / BLOOM), hiding no cell
+    bias-mask        such a bias plus a mask (cells <= -1e4 or -inf hidden)
+    mixed            anything else (e.g. 0 / 255)
 
 The *raw* reading: True/1 is visible for bool and 0/1 masks; a value above
 -1e4 is visible for additive (and mixed masks holding negatives). NaN and
@@ -68,8 +73,8 @@ class _Values:
     """What values a numeric mask holds, gathered band by band."""
 
     def __init__(self) -> None:
-        self.zero = self.one = self.neg_inf = self.other_pos = self.soft_neg = False
-        self.neg_min = self.neg_max = None
+        self.zero = self.one = self.neg_inf = self.other_pos = self.hard = False
+        self.neg_min = self.neg_max = self.pos_min = self.pos_max = None
 
     def add(self, band: np.ndarray) -> bool:
         """Fold in a band; False if it holds NaN or +inf."""
@@ -81,7 +86,14 @@ class _Values:
         self.one |= bool(one.any())
         if int(np.count_nonzero(zero)) + int(np.count_nonzero(one)) == band.size:
             return True
-        self.other_pos |= bool(((band > 0) & ~one).any())
+        other = (band > 0) & ~one if hi > 0 else None
+        if other is not None and other.any():
+            self.other_pos = True
+            values = band[other]
+            vmin, vmax = float(values.min()), float(values.max())
+            self.pos_min = vmin if self.pos_min is None else min(self.pos_min, vmin)
+            self.pos_max = vmax if self.pos_max is None else max(self.pos_max, vmax)
+        self.hard |= bool(lo <= BLOCK_BELOW)
         if lo < 0:
             finite = band[(band < 0) & (band > -np.inf)]
             self.neg_inf |= bool(lo == -np.inf)
@@ -93,6 +105,10 @@ class _Values:
 
     def kind(self, integer: bool) -> Representation:
         negatives = self.neg_inf or self.neg_min is not None
+        several = self.other_pos and (self.pos_min != self.pos_max or self.one)
+        soft = self.neg_max is not None and self.neg_max > BLOCK_BELOW  # a small negative: no mask value
+        if not integer and (soft or several):  # a bias: no mask value is like these
+            return Representation("bias-mask" if self.hard else "bias", reading="additive")
         if not negatives and not self.other_pos:
             if self.one:
                 return Representation("int01" if integer else "float01")
@@ -126,6 +142,14 @@ def classify(mask: np.ndarray, name: str = "") -> Representation:
         if not values.add(np.asarray(mask[r0:r1])):
             raise MaskattnError("doctor_nan_inf", file=name)
     return values.kind(np.issubdtype(mask.dtype, np.integer))
+
+
+def used_as(rep: Representation, float_mask: str | None) -> Representation:
+    """A float 0/1 mask as the API uses it: "keep" (1 = attend, the raw
+    reading) or "added" to the scores, where it hides nothing."""
+    if rep.kind == "float01" and float_mask == "added":
+        return Representation("float01", reading="additive")
+    return rep
 
 
 def raw_band(band: np.ndarray, rep: Representation) -> np.ndarray:

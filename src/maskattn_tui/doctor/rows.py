@@ -72,22 +72,6 @@ def inverted(stats: RowStats, flipped: Reading) -> RowStats:
     return RowStats(n_lo, n_hi, n_count, keys)
 
 
-def visible_columns(stats: RowStats, reading: Reading) -> np.ndarray:
-    """Per key: does any row see it? From the runs of contiguous rows
-    (a difference array), re-reading only rows that are not one run."""
-    keys = stats.keys
-    runs = stats.contiguous & ~stats.empty
-    delta = np.zeros(keys + 1, dtype=np.int64)
-    np.add.at(delta, stats.lo[runs], 1)
-    np.add.at(delta, stats.hi[runs] + 1, -1)
-    seen = np.cumsum(delta[:-1]) > 0
-    others = np.flatnonzero(~stats.contiguous)
-    step = band_rows(len(others), keys)
-    for i in range(0, len(others), step):
-        seen |= reading.rows_at(others[i: i + step]).any(axis=0)
-    return seen
-
-
 def column_counts(stats: RowStats, reading: Reading) -> np.ndarray:
     """Per key: how many rows see it (a difference array over the rows that
     are one run, re-reading only the others). The negated reading sees a

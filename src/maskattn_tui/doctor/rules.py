@@ -18,10 +18,15 @@ The parts combine as in Hugging Face's masking_utils (and the explorer):
     documents AND same document (lengths covering the keys)
     blocks   OR  p and k in one block  (bidirectional islands: image tokens,
                                         HF's block_sequence_ids)
+    globals  OR  k global (causal: k <= p): keys every row sees; not causal, a
+                 global row also sees every key (Longformer / BigBird global
+                 tokens); causal, a leading run is StreamingLLM's sink keys
     pad      AND k is not PAD (the first `pad` keys, or the last)
     gaps     AND k in no gap (PAD runs between real keys)
+    pad_rows     a query row at a PAD position sees nothing (Flax's
+                 make_attention_mask, Keras's query_mask blank PAD queries)
 
-Every rule but a tree or one with gaps gives each row one contiguous run of keys, so it also
+Every rule but a tree or one with gaps or globals gives each row one contiguous run of keys, so it also
 has `intervals()`: per row the first and last visible key (first > last for
 an empty row), which lets big masks be compared without building tables."""
 
@@ -58,6 +63,10 @@ class Rule:
     gaps: tuple[tuple[int, int], ...] = ()
     #: bidirectional blocks [start, stop) of positions: each sees all of itself
     blocks: tuple[tuple[int, int], ...] = ()
+    #: global positions [start, stop): seen by every row (and, not causal, seeing every key)
+    globals: tuple[tuple[int, int], ...] = ()
+    #: query rows at PAD positions see no key (Flax, Keras)
+    pad_rows: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.pad <= self.keys:
@@ -81,7 +90,7 @@ class Rule:
                 raise MaskattnError("doctor_tree_size", rows=self.rows, most=TREE_MAX)
             if self.offset + self.rows > self.keys or self.offset < 0:
                 raise MaskattnError("doctor_tree_keys", rows=self.rows, keys=self.keys, past=self.offset)
-        for runs in (self.gaps, self.blocks):  # built by the inference, never typed: a bug if wrong
+        for runs in (self.gaps, self.blocks, self.globals):  # built by the inference, never typed: a bug if wrong
             if any(not 0 <= a < b <= self.keys for a, b in runs) or list(runs) != sorted(runs):
                 raise ValueError(f"bad runs {runs!r} for {self.keys} keys")
 
@@ -166,17 +175,29 @@ class Rule:
             allowed &= self._doc_of(k) == self._doc_of(p)
         for a, b in self.blocks:
             allowed |= (p >= a) & (p < b) & (k >= a) & (k < b)
+        for a, b in self.globals:
+            column = (k >= a) & (k < b)
+            allowed |= (column & (k <= p)) if self.causal else (column | ((p >= a) & (p < b)))
         if self.pad:
             start, stop = self._pad_keys()
             allowed[:, start:stop] = False
         for a, b in self.gaps:
             allowed[:, a:b] = False
+        if self.pad_rows:
+            allowed[self._pad_query(p[:, 0])] = False
         return allowed
+
+    def _pad_query(self, positions: np.ndarray) -> np.ndarray:
+        """Which of these positions are PAD (rows of the keys' own sequence)."""
+        out = np.zeros(positions.shape, dtype=bool)
+        for a, b in ([self._pad_keys()] if self.pad else []) + list(self.gaps):
+            out |= (positions >= a) & (positions < b)
+        return out
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Per row (first, last) visible key, first > last when the row is
         empty; None for a tree or gaps (rows are not one run of keys)."""
-        if self.tree is not None or self.gaps:
+        if self.tree is not None or self.gaps or self.globals:
             return None
         p = self.positions(slice(None))
         last_key = self.keys - 1
@@ -207,6 +228,8 @@ class Rule:
             else:
                 hi = np.minimum(hi, start - 1)
         hi = np.minimum(hi, last_key)
+        if self.pad_rows:
+            hi = np.where(self._pad_query(p), -1, hi)
         return lo, hi
 
     def describe(self) -> dict:
@@ -218,7 +241,7 @@ class Rule:
                 "tree": list(self.tree) if self.tree is not None else None,
                 "right": self.right_width if self.window is not None and not self.causal else None,
                 "gaps": [list(g) for g in self.gaps], "blocks": [list(b) for b in self.blocks],
-                "unused": self.unused}
+                "unused": self.unused, "globals": [list(g) for g in self.globals], "pad_rows": self.pad_rows}
 
 
 def _join(values) -> str:

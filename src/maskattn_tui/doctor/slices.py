@@ -79,7 +79,8 @@ def members_text(group: SliceGroup, lang: str) -> str:
     return label(group.index, lang) + (t("doctor_slices.equal", lang, n=more) if more else "")
 
 
-def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[SliceGroup]) -> list[tuple]:
+def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[SliceGroup],
+                    float_mask: str | None = None) -> list[tuple]:
     """(group, diagnosis) of the first DIAGNOSED distinct slices."""
     from dataclasses import replace
 
@@ -89,8 +90,30 @@ def diagnose_slices(array: np.ndarray, info, polarity: str | None, groups: list[
     for group in groups[:DIAGNOSED]:
         index = group.index
         sliced = replace(info, batch=index[0], head=index[1] if len(index) > 1 else None)
-        out.append((group, diagnose(array[index], polarity, sliced)))
-    return out
+        out.append((group, diagnose(array[index], polarity, sliced, float_mask)))
+    if polarity is not None or len({diag.polarity for _, diag in out}) < 2:
+        return out
+    # the slices disagree: polarity is one for the whole set, the one whose readings are simplest in all
+    from maskattn_tui.doctor.families import cost
+
+    forced = {pol: [diagnose(array[group.index], pol, diag_source, float_mask)
+                    for (group, _), diag_source in zip(out, (replace(info, batch=g.index[0],
+                                                                     head=g.index[1] if len(g.index) > 1 else None)
+                                                             for g, _ in out))]
+              for pol in ("attend", "blocked")}
+    total = {pol: sum(cost(d.rule) + d.fit.comparison.count for d in forced[pol]) for pol in forced}
+    chosen = "blocked" if total["blocked"] < total["attend"] else "attend"
+    return [(group, diag) for (group, _), diag in zip(out, forced[chosen])]
+
+
+def settled(diag, results: list[tuple], mask, info, float_mask: str | None):
+    """The shown slice's diagnosis under the polarity the whole set decided
+    (diagnose_slices): the first slice read is the one shown."""
+    if not results or results[0][1].polarity == diag.polarity:
+        return diag
+    from maskattn_tui.doctor.diagnosis import diagnose
+
+    return diagnose(mask, results[0][1].polarity, info, float_mask)
 
 
 def slice_lines(results: list[tuple], groups: list[SliceGroup], left_out: int, lang: str) -> list[str]:
@@ -104,11 +127,27 @@ def slice_lines(results: list[tuple], groups: list[SliceGroup], left_out: int, l
         lines.append(t("doctor_slices.line", lang, slice=members_text(group, lang), rule=rule_text(diag, lang),
                        differs=diag.fit.comparison.count,
                        errors=", ".join(errors) if errors else t("doctor_slices.no_errors", lang)))
+    lines += _across(results, lang)
     if len(groups) > len(results):
         lines.append(t("doctor_slices.more", lang, n=len(groups) - len(results)))
     if left_out:
         lines.append(t("doctor_slices.left_out", lang, n=left_out, limit=SLICES_LIMIT))
     return lines
+
+
+def _across(results: list[tuple], lang: str) -> list[str]:
+    """What the slices' readings say together: one rule in every slice (the
+    values differ: a per-head bias such as ALiBi's slopes), or rules that
+    differ between heads of one batch item (a per-head mask)."""
+    if len(results) < 2:
+        return []
+    rules = {repr(sorted(diag.rule.describe().items())) for _, diag in results}
+    if len(rules) == 1:
+        return [t("doctor_reading.slices_alike", lang)]
+    heads = [group.index for group, _ in results if len(group.index) == 2]
+    if len(heads) == len(results) and len({b for b, _ in heads}) == 1:
+        return [t("doctor_reading.per_head", lang)]
+    return []
 
 
 def slice_json(results: list[tuple], lang: str) -> list[dict]:
@@ -120,7 +159,7 @@ def slice_json(results: list[tuple], lang: str) -> list[dict]:
             "index": list(group.index), "members": [list(m) for m in group.members],
             "family": diag.family, "polarity": diag.polarity, "rule": rule_text(diag, lang),
             "differs": diag.fit.comparison.count, "pad_key_count": sum(b - a for a, b in diag.pad_runs),
-            "empty_row_count": diag.empty_row_count,
+            "empty_row_count": diag.empty_row_count, "pad_query_rows": list(diag.pad_query_rows),
             "findings": [{"code": f.code, "level": f.level} for f in diag.findings],
         })
     return out

@@ -26,8 +26,13 @@ def _words(kind: str, name: str) -> str:
 
 def rule_text(rule: Rule, name: str, lang: str) -> str:
     """The doctor's words for a rule (doctor.rule.*)."""
-    parts = [t(_words("rule", name), lang, blocks=len(getattr(rule, "blocks", ()) or ()), w=rule.window, c=rule.chunk, p=rule.prefix,
-               lengths=",".join(map(str, rule.documents or ())), parents=",".join(map(str, (rule.tree or ())[:20])))]
+    from maskattn_tui.doctor.families import family_of
+
+    key = family_of(name, rule) if name == "globals" else name  # global tokens or sink keys: the family says which
+    parts = [t(_words("rule", key), lang, blocks=len(getattr(rule, "blocks", ()) or ()), w=rule.window, c=rule.chunk,
+               p=rule.prefix, lengths=",".join(map(str, rule.documents or ())),
+               parents=",".join(map(str, (rule.tree or ())[:20])), left=(rule.window or 1) - 1,
+               right=rule.right_width, globals=", ".join(f"{a}-{b - 1}" if b - a > 1 else f"{a}" for a, b in rule.globals))]
     if name == "documents" and rule.window is not None:
         parts.append(t("doctor.rule.window", lang, w=rule.window))
     if rule.pad:
