@@ -1,0 +1,152 @@
+"""probe(model, input_ids, attention_mask=None, **options): the chapter's
+leak test on a real model. Each invariance that applies is run as pairs of
+runs (runs.py) whose outputs must agree at the protected positions
+(execute.py); a broken one is located (locate.py). Invariances that do not
+apply are reported skipped, with why."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import torch
+
+from maskattn_tui.errors import MaskattnError
+from maskattn_tui.probe import runs as R
+from maskattn_tui.probe.execute import Compared, execute, pick, rtol_of
+from maskattn_tui.probe.model_io import LIBRARY_BACKENDS, ModelIO
+from maskattn_tui.probe.report import CaseResult, InvarianceResult, ProbeReport
+
+INVARIANCES = ("future", "cache", "padding", "chunked", "packing", "backends")
+#: the shortest probed sequence: several split points, a prefill and decode steps, three documents
+MIN_TOKENS = 4
+
+
+def _sequence(input_ids, attention_mask) -> torch.Tensor:
+    """The probed sequence: row 0's real tokens, as [1, n]."""
+    ids = torch.as_tensor(input_ids)
+    if ids.dim() == 1:
+        ids = ids[None]
+    if ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
+        raise MaskattnError("probe_bad_ids", shape=tuple(ids.shape), dtype=str(ids.dtype))
+    row = ids[:1]
+    if attention_mask is not None:
+        real = torch.as_tensor(attention_mask)
+        real = (real[None] if real.dim() == 1 else real)[0].bool()
+        row = row[:, real]
+    if row.shape[1] < MIN_TOKENS:
+        raise MaskattnError("probe_short", tokens=row.shape[1], least=MIN_TOKENS)
+    return row.long()
+
+
+def only_names(only) -> tuple[str, ...]:
+    if only is None:
+        return INVARIANCES
+    names = tuple(n.strip() for n in (only.split(",") if isinstance(only, str) else only) if n.strip())
+    bad = [n for n in names if n not in INVARIANCES]
+    if bad or not names:
+        raise MaskattnError("probe_only", name=(bad or [""])[0], names=", ".join(INVARIANCES))
+    return names
+
+
+def probe(model, input_ids, attention_mask=None, *, only=None, keep: str | os.PathLike | None = None,
+          seed: int = 0, causal: bool | None = None, progress=None) -> ProbeReport:
+    """Run the invariances that apply to `model` on `input_ids` (row 0's real
+    tokens). `only`: names or "future,cache"; `keep`: the folder for the
+    captured runs of a broken invariance (default: a new temporary folder);
+    `causal`: override the guess (an HF config's, or True); `progress`:
+    called with (name, index, total) before each invariance."""
+    names = only_names(only)
+    io = ModelIO(model, causal)
+    ids = _sequence(input_ids, attention_mask).to(io.device)
+    generator = torch.Generator().manual_seed(seed)
+    report = ProbeReport(type(model).__name__, io.backend, str(io.dtype).replace("torch.", ""), ids.shape[1],
+                         seed, io.causal)
+    was_training = model.training
+    model.eval()
+    memo: dict = {}
+    try:
+        step = 0
+        for name in INVARIANCES:
+            if name not in names:
+                report.results.append(InvarianceResult(name, "skipped", reason=("probe.skip.only", {})))
+                continue
+            step += 1
+            if progress is not None:
+                progress(name, step, len(names))
+            report.results.append(_invariance(name, io, ids, generator, memo, keep, report))
+    finally:
+        model.train(was_training)
+    return report
+
+
+def _cases(name: str, io: ModelIO, ids, generator):
+    """(cases, None) or (None, the reason it is skipped)."""
+    vocab = io.vocab_size(ids)
+    if name == "future":
+        return (R.future(ids, vocab, generator), None) if io.causal else (None, ("probe.skip.encoder_future", {}))
+    if name in ("cache", "chunked"):
+        if not io.causal:
+            return None, ("probe.skip.encoder_cache", {})
+        kinds = io.cache_kinds()
+        if not kinds:
+            return None, ("probe.skip.no_cache", {})
+        return (R.cache(ids, kinds) if name == "cache" else R.chunked(ids)), None
+    if name == "padding":
+        if not io.takes("attention_mask"):
+            return None, ("probe.skip.no_mask", {})
+        return R.padding(ids, io.pad_id, vocab, generator, io.takes("position_ids")), None
+    if name == "packing":
+        if not io.causal:
+            return None, ("probe.skip.encoder_packing", {})
+        if not io.takes("position_ids"):
+            return None, ("probe.skip.no_positions", {})
+        return R.packing(ids), None
+    if not io.can_switch():
+        return None, ("probe.skip.no_backends", {})
+    return R.backends(ids, io.backend, LIBRARY_BACKENDS), None
+
+
+def _outputs(io: ModelIO, run, memo: dict) -> list[torch.Tensor]:
+    if run.key not in memo:
+        memo[run.key] = execute(io, run)
+    return memo[run.key]
+
+
+def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report: ProbeReport) -> InvarianceResult:
+    cases, reason = _cases(name, io, ids, generator)
+    if cases is None:
+        return InvarianceResult(name, "skipped", reason=reason)
+    rtol = rtol_of(io.dtype)
+    result = InvarianceResult(name, "held")
+    if name == "backends":
+        result.notes.append(("probe.skip.flex_cpu", {}))
+    for case in cases:
+        try:
+            a = pick(_outputs(io, case.a, memo), case.a.slots)
+            b = pick(_outputs(io, case.b, memo), case.b.slots)
+        except Exception as e:  # noqa: BLE001 - the model refused this run: said, not fatal
+            result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description,
+                                           error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"))
+            continue
+        compared = Compared(a, b, case.a.positions, rtol)
+        done = CaseResult(case.name, "held" if compared.held else "broken", compared.max_diff, compared.tolerance,
+                          rtol, compared.scale, compared.first, len(compared.moved), len(case.a.positions),
+                          case.a.description, case.b.description)
+        if not compared.held and not any(c.location for c in result.cases):  # located once: its first broken case
+            from maskattn_tui.probe.locate import locate
+
+            folder = _folder(keep, report, name, len(result.cases))
+            done.location = locate(io, case, rtol, folder)
+        result.cases.append(done)
+    statuses = {c.status for c in result.cases}
+    result.status = "broken" if "broken" in statuses else "held" if "held" in statuses else "skipped"
+    if result.status == "skipped":
+        result.reason = ("probe.skip.failed", {})
+    return result
+
+
+def _folder(keep, report: ProbeReport, name: str, index: int) -> str:
+    if report.folder is None:
+        report.folder = os.fspath(keep) if keep is not None else tempfile.mkdtemp(prefix="maskattn-probe-")
+    return os.path.join(report.folder, f"{name}-{index}")
