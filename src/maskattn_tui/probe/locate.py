@@ -77,32 +77,51 @@ def _keys(run, step: int, width: int) -> list | None:
 
 def _rows(folder: str, run) -> list[dict]:
     """Each primary call's mask rows at protected positions, in call order:
-    {call, site, step, position, seen (frozenset), hash}."""
+    {call (the one whose table it is), site, step, position, seen (frozenset), hash}."""
     from maskattn_tui.capture import manifest
     from maskattn_tui.capture.findings import primary
 
     document = manifest.load(folder)
+    inner = {c["within"]: c for c in document["calls"] if c.get("within") is not None and c.get("mask")}
     out, tables = [], {}
     for call in primary(document["calls"]):
         step = call.get("forward")
-        hashes = (call.get("mask") or {}).get("hashes") or []
-        if step is None or not 0 <= step < len(run.steps) or not hashes or not hashes[0]:
+        if step is None or not 0 <= step < len(run.steps):
             continue
-        digest = hashes[0][0]  # the probed sequence is batch row 0; head 0
-        if digest not in tables:
-            tables[digest] = _visible(np.load(manifest.mask_path(folder, digest), allow_pickle=False))
-        table = tables[digest]
         queries = run.steps[step].labels[0]
+        # the table the kernel received: an HF layer's inner SDPA call's (a custom attention
+        # function may change the mask it was given), else the layer's own
+        for source in (inner.get(call["call"]), call):
+            found = _table(folder, source, tables, len(queries)) if source is not None else None
+            if found is not None:
+                break
+        if found is None:
+            continue
+        digest, table = found
         keys = _keys(run, step, table.shape[1])
-        if table.shape[0] != len(queries) or keys is None:
+        if keys is None:
             continue
         for r, q in enumerate(queries):
             if q is None:
                 continue
             seen = frozenset(OTHER if keys[c] is None else keys[c] for c in np.flatnonzero(table[r]))
-            out.append({"call": call["call"], "site": call.get("site"), "step": step, "position": q,
+            out.append({"call": source["call"], "site": call.get("site"), "step": step, "position": q,
                         "seen": seen, "hash": digest})
     return out
+
+
+def _table(folder: str, call: dict, tables: dict, rows: int):
+    """(hash, visible cells) of the call's batch row 0, head 0 (the probed
+    sequence's), when it has one row per query."""
+    from maskattn_tui.capture import manifest
+
+    hashes = (call.get("mask") or {}).get("hashes") or []
+    if not hashes or not hashes[0]:
+        return None
+    digest = hashes[0][0]
+    if digest not in tables:
+        tables[digest] = _visible(np.load(manifest.mask_path(folder, digest), allow_pickle=False))
+    return (digest, tables[digest]) if tables[digest].shape[0] == rows else None
 
 
 def _first_differing(rows_a: list[dict], rows_b: list[dict], run_b) -> dict | None:
@@ -151,12 +170,14 @@ def _findings(folder: str) -> list[dict]:
 def reading(folder: str, digest: str, lang: str) -> str:
     """The doctor's one-line reading of a captured mask and the calls that used it."""
     from maskattn_tui.capture import manifest
-    from maskattn_tui.capture.doctor import mask_line, read_masks
-    from maskattn_tui.capture.findings import primary
+    from maskattn_tui.capture.doctor import mask_line
+    from maskattn_tui.capture.findings import attention_calls
     from maskattn_tui.capture.summary import mask_users
+    from maskattn_tui.doctor import diagnose, load_mask
 
-    calls = manifest.load(folder)["calls"]
-    readings = read_masks(folder, calls)
-    if digest not in readings:
+    users = mask_users(attention_calls(manifest.load(folder)["calls"])).get(digest)
+    if not users:
         return "-"
-    return mask_line(digest, readings[digest][2], mask_users(primary(calls))[digest], lang)
+    mask, info = load_mask(manifest.mask_path(folder, digest))
+    polarity = "attend" if (users[0].get("mask") or {}).get("polarity") == "attend" else None  # as doctor DIR reads it
+    return mask_line(digest, diagnose(mask, polarity, info), users, lang)

@@ -117,7 +117,9 @@ def _case_lines(c: CaseResult, lang: str) -> list[str]:
         return []
     out = ["      " + t("probe.case.broken", lang, case=c.name, a=c.a, b=c.b, moved=c.moved, total=c.positions,
                         first=c.first_position, diff=_num(c.max_diff))]
-    where = c.location or {}
+    if c.location is None:  # an invariance is located at its first broken case
+        return out + ["        " + t("probe.where.as_above", lang)]
+    where = c.location
     layer = where.get("layer")
     out.append("        " + (t("probe.where.layer", lang, module=layer["module"], position=layer["position"],
                                  diff=_num(layer["max_diff"])) if layer else t("probe.where.no_layer", lang)))
@@ -133,6 +135,8 @@ def _case_lines(c: CaseResult, lang: str) -> list[str]:
                                         positions=_positions(call["positions"]),
                                         only_b=_keys(call["only_b"], lang), only_a=_keys(call["only_a"], lang)))
         out.append("        " + t("probe.where.doctor", lang, reading=_reading(runs.get("b"), call["hash"], lang)))
+        if not where.get("same_masks") and call.get("a_hash") != call["hash"]:
+            out.append("        " + t("probe.where.doctor_a", lang, reading=_reading(runs.get("a"), call["a_hash"], lang)))
         out.append("        " + t("probe.where.open", lang, command=open_command(runs["b"], call["hash"]),
                                     folder=_q(runs["b"])))
     elif runs:
@@ -207,6 +211,7 @@ def _case_json(c: CaseResult, lang: str) -> dict:
         call = where.get("call")
         if call is not None:
             call = {**call, "reading": _reading(where["runs"]["b"], call["hash"], lang),
+                    "a_reading": _reading(where["runs"]["a"], call["a_hash"], lang) if call.get("a_hash") else None,
                     "open": open_command(where["runs"]["b"], call["hash"])}
         out["location"] = {
             "runs": where["runs"], "layer": where.get("layer"), "call": call, "same_masks": where.get("same_masks"),

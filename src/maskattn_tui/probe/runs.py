@@ -176,5 +176,7 @@ def backends(ids: torch.Tensor, own: str, others: tuple[str, ...]) -> list[Case]
             continue
         b = base(ids)
         b.key, b.backend, b.description = f"backend-{other}", other, f"attn_implementation={other}"
-        cases.append(Case(f"{own} vs {other}", base(ids), b))
+        a = base(ids)  # the base run (same key): the model's own implementation
+        a.description = f"attn_implementation={own}"
+        cases.append(Case(f"{own} vs {other}", a, b))
     return cases
