@@ -42,7 +42,8 @@ def locate(io, case, rtol: float, folder: str) -> dict:
             continue
         moved = Compared(a, b, case.a.positions, rtol)
         if not moved.held:
-            out["layer"] = {"module": name, "position": moved.first, "max_diff": moved.max_diff,
+            finite = moved.max_diff if moved.max_diff < float("inf") else None  # None: NaN on one side (JSON)
+            out["layer"] = {"module": name, "position": moved.first, "max_diff": finite,
                             "tolerance": moved.tolerance}
             break
     rows = {side: _rows(dirs[side], run) for side, run in (("a", case.a), ("b", case.b))}

@@ -198,12 +198,17 @@ def _invariance_json(r: InvarianceResult, lang: str) -> dict:
             "reason": t(r.reason[0], lang, **r.reason[1]) if r.reason else None,
             "reason_code": r.reason[0].rpartition(".")[2] if r.reason else None,
             "notes": [t(k, lang, **p) for k, p in r.notes],
-            "max_diff": r.max_diff, "tolerance": r.tolerance,
+            "max_diff": _finite(r.max_diff), "tolerance": r.tolerance,
             "cases": [_case_json(c, lang) for c in r.cases]}
 
 
+def _finite(x: float | None) -> float | None:
+    """JSON has no infinity: a NaN on one side only is null (the text says inf)."""
+    return x if x is None or x == x and abs(x) != float("inf") else None
+
+
 def _case_json(c: CaseResult, lang: str) -> dict:
-    out = {"case": c.name, "status": c.status, "a": c.a, "b": c.b, "max_diff": c.max_diff,
+    out = {"case": c.name, "status": c.status, "a": c.a, "b": c.b, "max_diff": _finite(c.max_diff),
            "tolerance": c.tolerance, "rtol": c.rtol, "scale": c.scale, "first_position": c.first_position,
            "moved": c.moved, "positions": c.positions, "error": c.error, "location": None}
     where = c.location
