@@ -40,52 +40,103 @@ def backend(io: ModelIO, name: str | None):
         io.set_backend(before)
 
 
-def execute(io: ModelIO, run, hooks: "LayerHooks | None" = None) -> list[torch.Tensor]:
-    """Each step's per-position output [batch, queries, features]."""
+def _span(values: list[int]) -> slice | None:
+    """values as a slice when they are consecutive, else None."""
+    if values and values == list(range(values[0], values[0] + len(values))):
+        return slice(values[0], values[0] + len(values))
+    return None
+
+
+def execute(io: ModelIO, run, hooks: "LayerHooks | None" = None, against: torch.Tensor | None = None) -> torch.Tensor:
+    """The protected positions' outputs [positions, features] in the run's
+    slot order; with `against` (another run's, in the same order) the
+    difference at each position instead, made step by step as the outputs
+    come, so that only one step's output is alive beside `against`. A
+    step's protected rows are a view of its output when they are
+    consecutive (always, for the runs of runs.py)."""
     cache = None
     if run.cache is not None:
         cache = io.new_cache(run.cache, sum(s.input_ids.shape[1] for s in run.steps))
-    outs = []
+    kept = diffs = None
+    if against is not None:
+        diffs = torch.zeros(len(run.slots), dtype=torch.float64)
     with torch.no_grad(), backend(io, run.backend):
-        for step in run.steps:
+        for i, step in enumerate(run.steps):
             if hooks is not None:
                 hooks.step()
-            outs.append(io.forward(step.input_ids, step.attention_mask, step.position_ids, cache,
-                                   True if cache is not None else step.use_cache))
-    return outs
+            out = io.forward(step.input_ids, step.attention_mask, step.position_ids, cache,
+                             True if cache is not None else step.use_cache)
+            out = out.reshape(*out.shape[:2], -1)
+            mine = [(n, b, q) for n, (s, b, q) in enumerate(run.slots) if s == i]
+            if not mine:
+                continue
+            where, rows = _span([n for n, _, _ in mine]), _span([q for _, _, q in mine])
+            batch = {b for _, b, _ in mine}
+            if rows is not None and len(batch) == 1:
+                got = out[batch.pop(), rows]  # a view: no copy
+            else:
+                got = out[torch.tensor([b for _, b, _ in mine]), torch.tensor([q for _, _, q in mine])]
+            index = where if where is not None else torch.tensor([n for n, _, _ in mine])
+            if against is not None:
+                diffs[index] = differences(against[index], got)
+            elif len(run.steps) == 1 and where == slice(0, len(run.slots)):
+                return got  # the one forward's own rows, in order
+            else:
+                if kept is None:
+                    kept = out.new_empty(len(run.slots), out.shape[-1])
+                kept[index] = got
+            del out, got
+    return diffs if against is not None else kept
 
 
 def pick(outs: list[torch.Tensor], slots) -> torch.Tensor:
-    """The protected positions' rows: [positions, features]."""
-    return torch.stack([outs[s][b, q].reshape(-1) for s, b, q in slots]).double()
+    """The protected positions' rows of per-step outputs: [positions, features]."""
+    return torch.stack([outs[s][b, q].reshape(-1) for s, b, q in slots])
+
+
+#: positions compared at a time (the difference of two rows is made in their
+#: dtype, float32 at least, a block of rows at once, not as a whole copy)
+CHUNK = 64
 
 
 def differences(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """max |a - b| per position; NaN on one side only counts as infinite."""
-    nan_a, nan_b = torch.isnan(a), torch.isnan(b)
-    d = (a - b).abs()
-    d = torch.where(nan_a & nan_b, torch.zeros_like(d), d)
-    d = torch.where(nan_a ^ nan_b, torch.full_like(d, float("inf")), d)
-    return d.amax(-1)
+    parts = []
+    for start in range(0, a.shape[0], CHUNK):
+        x, y = a[start:start + CHUNK], b[start:start + CHUNK]
+        if x.dtype in (torch.float16, torch.bfloat16):
+            x, y = x.float(), y.float()
+        nan_x, nan_y = torch.isnan(x), torch.isnan(y)
+        d = (x - y).abs()
+        d = torch.where(nan_x & nan_y, torch.zeros_like(d), d)
+        d = torch.where(nan_x ^ nan_y, torch.full_like(d, float("inf")), d)
+        parts.append(d.amax(-1).double())
+    return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.float64)
 
 
 def scale_of(a: torch.Tensor) -> float:
-    finite = a[torch.isfinite(a)]
-    return float(finite.abs().max()) if finite.numel() else 1.0
+    """The largest finite magnitude (1.0 when there is none)."""
+    best = 0.0
+    for start in range(0, a.shape[0], CHUNK):
+        x = a[start:start + CHUNK]
+        finite = x[torch.isfinite(x)]
+        if finite.numel():
+            best = max(best, float(finite.abs().max()))
+    return best if best > 0 or a.numel() else 1.0
 
 
 class Compared:
-    """Two picked outputs compared: per-position differences, the tolerance,
-    and the first position beyond it (None: held)."""
+    """Two runs' outputs compared: per-position differences (given, or made
+    from `b`), the tolerance, and the first position beyond it (None: held)."""
 
-    def __init__(self, a: torch.Tensor, b: torch.Tensor, positions: list[int], rtol: float) -> None:
+    def __init__(self, a: torch.Tensor, b: torch.Tensor | None, positions: list[int], rtol: float,
+                 diff: torch.Tensor | None = None) -> None:
         self.scale = scale_of(a)
         self.rtol = rtol
         self.tolerance = rtol * max(self.scale, 1e-30)
-        diff = differences(a, b)
+        diff = differences(a, b) if diff is None else diff
         self.max_diff = float(diff.max()) if diff.numel() else 0.0
-        over = [(p, float(d)) for p, d in zip(positions, diff.tolist()) if not d <= self.tolerance]
-        self.moved = sorted(p for p, _ in over)
+        self.moved = sorted(p for p, d in zip(positions, diff.tolist()) if not d <= self.tolerance)
         self.first = self.moved[0] if self.moved else None
 
     @property

@@ -13,7 +13,7 @@ import torch
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.probe import runs as R
-from maskattn_tui.probe.execute import Compared, execute, pick, rtol_of
+from maskattn_tui.probe.execute import Compared, execute, rtol_of
 from maskattn_tui.probe.model_io import LIBRARY_BACKENDS, ModelIO
 from maskattn_tui.probe.report import CaseResult, InvarianceResult, ProbeReport
 
@@ -107,10 +107,14 @@ def _cases(name: str, io: ModelIO, ids, generator):
     return R.backends(ids, io.backend, LIBRARY_BACKENDS), None
 
 
-def _outputs(io: ModelIO, run, memo: dict) -> list[torch.Tensor]:
-    if run.key not in memo:
-        memo[run.key] = execute(io, run)
-    return memo[run.key]
+def _outputs(io: ModelIO, run, memo: dict) -> torch.Tensor:
+    """A run's protected outputs; the base run (one forward, the reference of
+    most cases) is made once and kept, any other is made when compared."""
+    if run.key != "base":
+        return execute(io, run)
+    if "base" not in memo:
+        memo["base"] = execute(io, R.base(run.steps[0].input_ids))  # every position, whichever case asks first
+    return memo["base"]
 
 
 def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report: ProbeReport) -> InvarianceResult:
@@ -123,13 +127,16 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
         result.notes.append(("probe.skip.flex_cpu", {}))
     for case in cases:
         try:
-            a = pick(_outputs(io, case.a, memo), case.a.slots)
-            b = pick(_outputs(io, case.b, memo), case.b.slots)
+            a = _outputs(io, case.a, memo)
+            if case.a.key == "base" and len(case.a.slots) < a.shape[0]:
+                a = a[:len(case.a.slots)]  # the base forward up to t (future): a view
+            diff = execute(io, case.b, against=a)  # b is never kept whole: compared step by step
         except Exception as e:  # noqa: BLE001 - the model refused this run: said, not fatal
             result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description,
                                            error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"))
             continue
-        compared = Compared(a, b, case.a.positions, rtol)
+        compared = Compared(a, None, case.a.positions, rtol, diff)
+        del a  # before the next case's runs: one run's outputs alive at a time, beside the base
         done = CaseResult(case.name, "held" if compared.held else "broken", compared.max_diff, compared.tolerance,
                           rtol, compared.scale, compared.first, len(compared.moved), len(case.a.positions),
                           case.a.description, case.b.description)
