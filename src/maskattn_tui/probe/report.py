@@ -24,10 +24,11 @@ class CaseResult:
     first_position: int | None = None
     moved: int = 0
     positions: int = 0
-    a: str = ""
-    b: str = ""
+    a: tuple = ()  # the two runs' descriptions: (string key, parameters)
+    b: tuple = ()
     error: str | None = None  # the run the model refused (status skipped)
     location: dict | None = None
+    label: tuple = ()  # (string key, parameters); `name` is its id
 
 
 @dataclass
@@ -97,8 +98,8 @@ def lines(report: ProbeReport, lang: str) -> list[str]:
         if r.status == "skipped" and r.reason is not None:
             out.append(head + t(r.reason[0], lang, **r.reason[1]))
         else:
-            cases = ", ".join(f"{c.name}: {_num(c.max_diff)}" if c.status != "skipped" else
-                              f"{c.name}: {_status('skipped', lang)}" for c in r.cases)
+            cases = ", ".join(f"{_text(c.label, lang)}: {_num(c.max_diff)}" if c.status != "skipped" else
+                              f"{_text(c.label, lang)}: {_status('skipped', lang)}" for c in r.cases)
             out.append(head + t("probe.line", lang, diff=_num(r.max_diff), tol=_num(r.tolerance),
                                 rtol=_num(r.cases[0].rtol if r.cases else None), cases=cases))
         for key, params in r.notes:
@@ -112,10 +113,12 @@ def lines(report: ProbeReport, lang: str) -> list[str]:
 
 def _case_lines(c: CaseResult, lang: str) -> list[str]:
     if c.status == "skipped":
-        return ["      " + t("probe.case.failed", lang, case=c.name, b=c.b, error=c.error or "-")]
+        return ["      " + t("probe.case.failed", lang, case=_text(c.label, lang), b=_text(c.b, lang),
+                                error=c.error or "-")]
     if c.status != "broken":
         return []
-    out = ["      " + t("probe.case.broken", lang, case=c.name, a=c.a, b=c.b, moved=c.moved, total=c.positions,
+    out = ["      " + t("probe.case.broken", lang, case=_text(c.label, lang), a=_text(c.a, lang), b=_text(c.b, lang),
+                        moved=c.moved, total=c.positions,
                         first=c.first_position, diff=_num(c.max_diff))]
     if c.location is None:  # an invariance is located at its first broken case
         return out + ["        " + t("probe.where.as_above", lang)]
@@ -128,10 +131,10 @@ def _case_lines(c: CaseResult, lang: str) -> list[str]:
     if call is not None:
         if where.get("same_masks"):
             out.append("        " + t("probe.where.same_masks", lang, call=call["call"], site=call["site"] or "-",
-                                        step=call["step"]))
+                                        step=_text(call["step"], lang)))
         else:
             out.append("        " + t("probe.where.call", lang, call=call["call"], site=call["site"] or "-",
-                                        step=call["step"], a_call=call["a_call"],
+                                        step=_text(call["step"], lang), a_call=call["a_call"],
                                         positions=_positions(call["positions"]),
                                         only_b=_keys(call["only_b"], lang), only_a=_keys(call["only_a"], lang)))
         out.append("        " + t("probe.where.doctor", lang, reading=_reading(runs.get("b"), call["hash"], lang)))
@@ -148,6 +151,11 @@ def _case_lines(c: CaseResult, lang: str) -> list[str]:
     if runs:
         out.append("        " + t("probe.where.runs", lang, a=runs["a"], b=runs["b"]))
     return out
+
+
+def _text(described: tuple, lang: str) -> str:
+    """A (string key, parameters) pair in the user's language ("" for none)."""
+    return t(described[0], lang, **described[1]) if described else ""
 
 
 def _positions(positions: list[int]) -> str:
@@ -208,14 +216,15 @@ def _finite(x: float | None) -> float | None:
 
 
 def _case_json(c: CaseResult, lang: str) -> dict:
-    out = {"case": c.name, "status": c.status, "a": c.a, "b": c.b, "max_diff": _finite(c.max_diff),
+    out = {"case": c.name, "label": _text(c.label, lang), "status": c.status, "a": _text(c.a, lang),
+           "b": _text(c.b, lang), "max_diff": _finite(c.max_diff),
            "tolerance": c.tolerance, "rtol": c.rtol, "scale": c.scale, "first_position": c.first_position,
            "moved": c.moved, "positions": c.positions, "error": c.error, "location": None}
     where = c.location
     if where is not None:
         call = where.get("call")
         if call is not None:
-            call = {**call, "reading": _reading(where["runs"]["b"], call["hash"], lang),
+            call = {**call, "step": _text(call["step"], lang), "reading": _reading(where["runs"]["b"], call["hash"], lang),
                     "a_reading": _reading(where["runs"]["a"], call["a_hash"], lang) if call.get("a_hash") else None,
                     "open": open_command(where["runs"]["b"], call["hash"])}
         out["location"] = {

@@ -132,14 +132,14 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
                 a = a[:len(case.a.slots)]  # the base forward up to t (future): a view
             diff = execute(io, case.b, against=a)  # b is never kept whole: compared step by step
         except Exception as e:  # noqa: BLE001 - the model refused this run: said, not fatal
-            result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description,
+            result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description, label=case.label,
                                            error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"))
             continue
         compared = Compared(a, None, case.a.positions, rtol, diff)
         del a  # before the next case's runs: one run's outputs alive at a time, beside the base
         done = CaseResult(case.name, "held" if compared.held else "broken", compared.max_diff, compared.tolerance,
                           rtol, compared.scale, compared.first, len(compared.moved), len(case.a.positions),
-                          case.a.description, case.b.description)
+                          case.a.description, case.b.description, label=case.label)
         if not compared.held and not any(c.location for c in result.cases):  # located once: its first broken case
             from maskattn_tui.probe.locate import locate
 

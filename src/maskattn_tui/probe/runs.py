@@ -23,8 +23,8 @@ class Step:
     #: per batch row: the absolute position (in the probed sequence) of each
     #: query, None for a PAD or another sequence's token
     labels: list[list[int | None]] = field(default_factory=list)
-    #: what it is, for the report: "forward", "prefill 0-7", "decode 8", "chunk 5-9", "document 2"
-    name: str = "forward"
+    #: what it is, for the report (a string key and its parameters): forward, prefill 0-7, decode 8, …
+    name: tuple = ("probe.step.forward", {})
 
 
 @dataclass
@@ -39,14 +39,16 @@ class Run:
     cache: str | None = None
     #: the attention implementation to run under (None: the model's own)
     backend: str | None = None
-    description: str = ""
+    #: what it is, for the report: (string key, parameters)
+    description: tuple = ("probe.run.one_forward", {})
 
 
 @dataclass
 class Case:
-    name: str  # "t=6", "dynamic", "left", "eager vs sdpa"
+    name: str  # its id: "t=6", "dynamic", "left", "chunks", "documents", "eager"
     a: Run
     b: Run
+    label: tuple = ()  # (string key, parameters) for the report
 
 
 def _labels(n: int, start: int = 0) -> list[int | None]:
@@ -56,7 +58,7 @@ def _labels(n: int, start: int = 0) -> list[int | None]:
 def base(ids: torch.Tensor, use_cache: bool | None = False) -> Run:
     n = ids.shape[1]
     step = Step(ids, use_cache=use_cache, labels=[_labels(n)])
-    return Run("base", [step], [(0, 0, q) for q in range(n)], list(range(n)), description="one forward")
+    return Run("base", [step], [(0, 0, q) for q in range(n)], list(range(n)))
 
 
 def _sub(run: Run, upto: int) -> Run:
@@ -77,18 +79,18 @@ def future(ids: torch.Tensor, vocab: int, generator: torch.Generator) -> list[Ca
         shift = torch.randint(1, vocab, (n - t - 1,), generator=generator)
         changed[0, t + 1:] = (ids[0, t + 1:] + shift) % vocab
         b = base(changed)
-        b.key, b.description = f"future-{t}", f"tokens after {t} changed"
-        cases.append(Case(f"t={t}", _sub(base(ids), t), _sub(b, t)))
+        b.key, b.description = f"future-{t}", ("probe.run.future", {"t": t})
+        cases.append(Case(f"t={t}", _sub(base(ids), t), _sub(b, t), ("probe.case.future", {"t": t})))
     return cases
 
 
 def _steps_over_cache(ids: torch.Tensor, bounds: list[tuple[int, int]], kind: str, word: str) -> list[Step]:
     return [Step(ids[:, s:e], use_cache=True, labels=[_labels(e - s, s)],
-                 name=f"{word} {s}-{e - 1}" if e - s > 1 else f"{word} {s}") for s, e in bounds]
+                 name=(f"probe.step.{word}", {"at": s if e - s == 1 else f"{s}-{e - 1}"})) for s, e in bounds]
 
 
 def _over_cache(key: str, ids: torch.Tensor, bounds: list[tuple[int, int]], kind: str, word: str,
-                description: str) -> Run:
+                description: tuple) -> Run:
     steps = _steps_over_cache(ids, bounds, kind, word)
     slots = [(i, 0, q) for i, (s, e) in enumerate(bounds) for q in range(e - s)]
     return Run(key, steps, slots, list(range(ids.shape[1])), cache=kind, description=description)
@@ -102,9 +104,9 @@ def cache(ids: torch.Tensor, kinds: list[str]) -> list[Case]:
     cases = []
     for kind in kinds:
         run = _over_cache(f"cache-{kind}", ids, bounds, kind, "decode",
-                          f"prefill {prefill} + {n - prefill} decode steps ({kind} cache)")
-        run.steps[0].name = f"prefill 0-{prefill - 1}"
-        cases.append(Case(kind, base(ids), run))
+                          ("probe.run.cache", {"prefill": prefill, "steps": n - prefill, "kind": kind}))
+        run.steps[0].name = ("probe.step.prefill", {"at": f"0-{prefill - 1}"})
+        cases.append(Case(kind, base(ids), run, ("probe.case.cache", {"kind": kind})))
     return cases
 
 
@@ -113,10 +115,10 @@ def chunked(ids: torch.Tensor) -> list[Case]:
     n = ids.shape[1]
     size = max(1, -(-n // 3))
     bounds = [(s, min(n, s + size)) for s in range(0, n, size)]
-    one = _over_cache("prefill-one", ids, [(0, n)], "dynamic", "prefill", "one prefill (dynamic cache)")
+    one = _over_cache("prefill-one", ids, [(0, n)], "dynamic", "prefill", ("probe.run.prefill_one", {}))
     chunks = _over_cache("prefill-chunks", ids, bounds, "dynamic", "chunk",
-                         f"{len(bounds)} chunks of {size} (dynamic cache)")
-    return [Case(f"chunks of {size}", one, chunks)]
+                         ("probe.run.chunks", {"count": len(bounds), "size": size}))
+    return [Case("chunks", one, chunks, ("probe.case.chunks", {"size": size}))]
 
 
 def padding(ids: torch.Tensor, pad_id: int, vocab: int, generator: torch.Generator,
@@ -144,8 +146,8 @@ def padding(ids: torch.Tensor, pad_id: int, vocab: int, generator: torch.Generat
                   [None] * (n + extra)]
         step = Step(torch.cat([row, other]), mask, positions, False, labels)
         run = Run(f"pad-{side}", [step], [(0, 0, offset + q) for q in range(n)], list(range(n)),
-                  description=f"{side}-padded by {extra} in a batch of 2")
-        cases.append(Case(side, base(ids), run))
+                  description=(f"probe.run.padded_{side}", {"extra": extra}))
+        cases.append(Case(side, base(ids), run, (f"probe.case.{side}", {})))
     return cases
 
 
@@ -156,15 +158,15 @@ def packing(ids: torch.Tensor) -> list[Case]:
     n = ids.shape[1]
     size = max(1, -(-n // 3))
     bounds = [(s, min(n, s + size)) for s in range(0, n, size)]
-    alone = Run("docs-alone", [Step(ids[:, s:e], use_cache=False, labels=[_labels(e - s, s)], name=f"document {d}")
+    alone = Run("docs-alone", [Step(ids[:, s:e], use_cache=False, labels=[_labels(e - s, s)], name=("probe.step.document", {"at": d}))
                                for d, (s, e) in enumerate(bounds)],
                 [(d, 0, q) for d, (s, e) in enumerate(bounds) for q in range(e - s)], list(range(n)),
-                description=f"{len(bounds)} documents, one forward each")
+                description=("probe.run.docs_alone", {"count": len(bounds)}))
     restart = torch.cat([torch.arange(e - s) for s, e in bounds])[None]
-    packed = Run("docs-packed", [Step(ids, None, restart, False, [_labels(n)], name="packed")],
+    packed = Run("docs-packed", [Step(ids, None, restart, False, [_labels(n)], name=("probe.step.packed", {}))],
                  [(0, 0, q) for q in range(n)], list(range(n)),
-                 description=f"{len(bounds)} documents packed in one row, position ids restarting")
-    return [Case(f"{len(bounds)} documents", alone, packed)]
+                 description=("probe.run.packed", {"count": len(bounds)}))
+    return [Case("documents", alone, packed, ("probe.case.documents", {"count": len(bounds)}))]
 
 
 def backends(ids: torch.Tensor, own: str, others: tuple[str, ...]) -> list[Case]:
@@ -175,8 +177,8 @@ def backends(ids: torch.Tensor, own: str, others: tuple[str, ...]) -> list[Case]
         if other == own:
             continue
         b = base(ids)
-        b.key, b.backend, b.description = f"backend-{other}", other, f"attn_implementation={other}"
+        b.key, b.backend, b.description = f"backend-{other}", other, ("probe.run.backend", {"name": other})
         a = base(ids)  # the base run (same key): the model's own implementation
-        a.description = f"attn_implementation={own}"
-        cases.append(Case(f"{own} vs {other}", a, b))
+        a.description = ("probe.run.backend", {"name": own})
+        cases.append(Case(other, a, b, ("probe.case.backends", {"own": own, "other": other})))
     return cases
