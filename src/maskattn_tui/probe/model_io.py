@@ -99,7 +99,13 @@ class ModelIO:
 
     def cache_kinds(self) -> list[str]:
         """The caches this model can be given: none without a cache argument
-        or a transformers config; StaticCache where the config builds one."""
+        or a transformers config; StaticCache where the config builds one
+        (tried once)."""
+        if not hasattr(self, "_kinds"):
+            self._kinds = self._cache_kinds()
+        return self._kinds
+
+    def _cache_kinds(self) -> list[str]:
         if self.cache_name is None or self.config is None or not hasattr(self.config, "model_type"):
             return []
         kinds = ["dynamic"]
