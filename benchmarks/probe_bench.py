@@ -3,8 +3,8 @@ Llama (built from a config, no download) is probed (every invariance,
 nothing broken, so nothing captured) and, interleaved with it, the same
 forwards are made bare: each distinct run of the probe (runs.py), its
 steps called as `model(**kwargs)` in a plain loop with a fresh cache and
-the attention implementation switched, nothing compared. Medians and
-their ratio are printed. Then one child process per side reports its peak
+the attention implementation switched, nothing compared (one torch
+thread). Medians, minima and their ratios are printed. Then one child process per side reports its peak
 RSS (VmHWM, reset after a 4-token warm-up forward: the model's random
 initialisation peaks higher than a forward): one forward of the probed
 sequence, and the probe; what is above the RSS at the reset is what the
@@ -38,6 +38,8 @@ SIZES = {
 def model_and_ids(size: str):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.set_num_threads(1)  # as capture_bench: steadier on a shared machine; both sides alike
 
     s = SIZES[size]
     torch.manual_seed(0)

@@ -288,3 +288,27 @@ def test_only_refuses_an_unknown_name(tmp_path, capsys):
     path.write_text(json.dumps(CONFIG))
     assert main(["probe", "--config", str(path), "--only", "future,leaks"]) == 2
     assert "leaks" in capsys.readouterr().err
+
+
+def test_the_command_probes_a_local_folder_offline(tmp_path, capsys):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=32, n_layer=2, n_head=4, n_positions=64)).save_pretrained(
+        tmp_path / "gpt2")
+    assert main(["probe", "--model", str(tmp_path / "gpt2"), "--only", "padding,cache", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["model"] == "GPT2LMHeadModel" and data["held"] == 2
+
+
+def test_help_and_a_bad_line_load_no_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, io, contextlib\nfrom maskattn_tui.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            "    for argv in (['probe', '--help'], ['probe'], ['probe', '--only', 'x', '--config', 'c.json']):\n"
+            "        try:\n            main(argv)\n        except SystemExit:\n            pass\n"
+            "print('torch' in sys.modules, 'textual' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]

@@ -73,7 +73,7 @@ def run(args, lang: str) -> int:
 
         return replay(args.replay, args.seed, lang, args.json)
     from maskattn_tui.probe import load
-    from maskattn_tui.probe.runner import only_names
+    from maskattn_tui.probe.report import only_names
 
     only_names(args.only)  # a bad name: one line before any model is built
     ids = mask = None

@@ -106,24 +106,23 @@ def differences(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         x, y = a[start:start + CHUNK], b[start:start + CHUNK]
         if x.dtype in (torch.float16, torch.bfloat16):
             x, y = x.float(), y.float()
-        d = (x - y).abs()
-        if bool(d.isnan().any()):  # rare: a NaN (or inf - inf) somewhere; the usual case costs one check
+        d = (x - y).abs_().amax(-1)  # amax passes a NaN on: checked on the maxima only
+        if bool(d.isnan().any()):  # rare: a NaN (or inf - inf) somewhere
             nan_x, nan_y = torch.isnan(x), torch.isnan(y)
-            d = torch.where(nan_x & nan_y, torch.zeros_like(d), d)
-            d = torch.where(nan_x ^ nan_y, torch.full_like(d, float("inf")), d)
-            d = d.nan_to_num(float("inf"))  # inf - inf: moved without bound
-        parts.append(d.amax(-1).double())
+            full = (x - y).abs()
+            full = torch.where(nan_x & nan_y, torch.zeros_like(full), full)
+            full = torch.where(nan_x ^ nan_y, torch.full_like(full, float("inf")), full)
+            d = full.nan_to_num(float("inf")).amax(-1)  # inf - inf: moved without bound
+        parts.append(d.double())
     return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.float64)
 
 
-def scale_of(a: torch.Tensor) -> float:
-    """The largest finite magnitude (1.0 when there is none)."""
-    best = 0.0
-    for start in range(0, a.shape[0], CHUNK):
-        x = a[start:start + CHUNK]
-        if x.numel():
-            best = max(best, float(torch.where(torch.isfinite(x), x.abs(), 0).max()))
-    return best if best > 0 or a.numel() else 1.0
+def magnitudes(a: torch.Tensor) -> torch.Tensor:
+    """The largest finite |value| of each position (a run's scale is their
+    maximum over the protected positions; the base run's are made once)."""
+    parts = [torch.where(torch.isfinite(x), x.abs(), 0).amax(-1).double()
+             for x in (a[start:start + CHUNK] for start in range(0, a.shape[0], CHUNK)) if x.numel()]
+    return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.float64)
 
 
 class Compared:
@@ -131,8 +130,9 @@ class Compared:
     from `b`), the tolerance, and the first position beyond it (None: held)."""
 
     def __init__(self, a: torch.Tensor, b: torch.Tensor | None, positions: list[int], rtol: float,
-                 diff: torch.Tensor | None = None) -> None:
-        self.scale = scale_of(a)
+                 diff: torch.Tensor | None = None, sizes: torch.Tensor | None = None) -> None:
+        sizes = magnitudes(a) if sizes is None else sizes
+        self.scale = float(sizes.max()) if sizes.numel() and float(sizes.max()) > 0 else 1.0
         self.rtol = rtol
         self.tolerance = rtol * max(self.scale, 1e-30)
         diff = differences(a, b) if diff is None else diff

@@ -43,7 +43,8 @@ def _model_class(config):
 def _quiet():
     from transformers.utils import logging
 
-    logging.set_verbosity_error()
+    logging.set_verbosity_error()  # the report is the output: no config notes,
+    logging.disable_progress_bar()  # no "Loading weights" bar on stderr
 
 
 def from_config(path: str, seed: int, dtype: str, implementation: str | None):

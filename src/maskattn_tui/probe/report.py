@@ -8,9 +8,22 @@ import shlex
 from dataclasses import dataclass, field
 
 from maskattn_tui.cjk_wrap import cell_width
+from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 
 SCHEMA = "maskattn-probe/1"
+INVARIANCES = ("future", "cache", "padding", "chunked", "packing", "backends")
+
+
+def only_names(only) -> tuple[str, ...]:
+    """--only's names (a string "future,cache" or names), checked before any model runs."""
+    if only is None:
+        return INVARIANCES
+    names = tuple(n.strip() for n in (only.split(",") if isinstance(only, str) else only) if n.strip())
+    bad = [n for n in names if n not in INVARIANCES]
+    if bad or not names:
+        raise MaskattnError("probe_only", name=(bad or [""])[0], names=", ".join(INVARIANCES))
+    return names
 
 
 @dataclass

@@ -13,11 +13,10 @@ import torch
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.probe import runs as R
-from maskattn_tui.probe.execute import Compared, execute, rtol_of
+from maskattn_tui.probe.execute import Compared, execute, magnitudes, rtol_of
 from maskattn_tui.probe.model_io import LIBRARY_BACKENDS, ModelIO
-from maskattn_tui.probe.report import CaseResult, InvarianceResult, ProbeReport
+from maskattn_tui.probe.report import INVARIANCES, CaseResult, InvarianceResult, ProbeReport, only_names
 
-INVARIANCES = ("future", "cache", "padding", "chunked", "packing", "backends")
 #: the shortest probed sequence: several split points, a prefill and decode steps, three documents
 MIN_TOKENS = 4
 
@@ -37,16 +36,6 @@ def _sequence(input_ids, attention_mask) -> torch.Tensor:
     if row.shape[1] < MIN_TOKENS:
         raise MaskattnError("probe_short", tokens=row.shape[1], least=MIN_TOKENS)
     return row.long()
-
-
-def only_names(only) -> tuple[str, ...]:
-    if only is None:
-        return INVARIANCES
-    names = tuple(n.strip() for n in (only.split(",") if isinstance(only, str) else only) if n.strip())
-    bad = [n for n in names if n not in INVARIANCES]
-    if bad or not names:
-        raise MaskattnError("probe_only", name=(bad or [""])[0], names=", ".join(INVARIANCES))
-    return names
 
 
 def probe(model, input_ids, attention_mask=None, *, only=None, keep: str | os.PathLike | None = None,
@@ -114,6 +103,7 @@ def _outputs(io: ModelIO, run, memo: dict) -> torch.Tensor:
         return execute(io, run)
     if "base" not in memo:
         memo["base"] = execute(io, R.base(run.steps[0].input_ids))  # every position, whichever case asks first
+        memo["sizes"] = magnitudes(memo["base"])
     return memo["base"]
 
 
@@ -135,7 +125,8 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
             result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description, label=case.label,
                                            error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"))
             continue
-        compared = Compared(a, None, case.a.positions, rtol, diff)
+        sizes = memo["sizes"][:a.shape[0]] if case.a.key == "base" else None
+        compared = Compared(a, None, case.a.positions, rtol, diff, sizes)
         del a  # before the next case's runs: one run's outputs alive at a time, beside the base
         done = CaseResult(case.name, "held" if compared.held else "broken", compared.max_diff, compared.tolerance,
                           rtol, compared.scale, compared.first, len(compared.moved), len(case.a.positions),
