@@ -312,3 +312,24 @@ def test_help_and_a_bad_line_load_no_torch():
             "print('torch' in sys.modules, 'textual' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_a_model_that_cannot_make_the_first_forward_is_bad_input():
+    from maskattn_tui.errors import MaskattnError
+
+    class Broken(torch.nn.Module):
+        def forward(self, input_ids):
+            raise RuntimeError("shape mismatch in my layer")
+
+    with pytest.raises(MaskattnError, match="shape mismatch in my layer"):
+        probe(Broken(), IDS)
+
+
+def test_float64_holds_with_eagers_float32_softmax_inside_its_tolerance(tmp_path, capsys):
+    # transformers' eager attention takes its softmax in float32 whatever the dtype: eager vs
+    # sdpa differ by ~2e-8 in float64, within 1e-6 x the scale, far from a leak's 1e-2
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(CONFIG))
+    assert main(["probe", "--config", str(path), "--dtype", "float64", "--only", "backends", "--json"]) == 0
+    (case,) = json.loads(capsys.readouterr().out)["invariances"][5]["cases"]
+    assert 1e-10 < case["max_diff"] <= case["tolerance"] and case["rtol"] == 1e-6

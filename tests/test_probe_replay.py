@@ -57,3 +57,19 @@ def test_replay_text_in_both_languages(tmp_path, capsys):
 def test_replay_of_a_folder_that_is_not_a_capture_is_one_line(tmp_path, capsys):
     assert main(["probe", "--replay", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_row_that_is_another_tables_result_is_named_by_that_call():
+    from maskattn_tui.probe.replay import _reference, _rows
+
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 1, 4, 8) for _ in range(3))
+    causal = torch.ones(1, 1, 4, 4, dtype=torch.bool).tril()
+    window = causal & ~torch.ones(1, 1, 4, 4, dtype=torch.bool).tril(-2)  # 2 keys including itself
+    ref, other = _reference(q, k, v, window, 8 ** -0.5), _reference(q, k, v, causal, 8 ** -0.5)
+    uniform = v.double().mean(-2, keepdim=True).expand_as(ref)
+    # a path that used call 7's causal table where this call's window was meant
+    found = _rows(other, ref, uniform, {7: other})
+    assert found["status"] == "differs"
+    # rows 0 and 1 see the same keys under both tables; rows 2 and 3 see one more under causal
+    assert [(r["row"], r["got"], r.get("of_call")) for r in found["rows"]] == [(2, "call", 7), (3, "call", 7)]

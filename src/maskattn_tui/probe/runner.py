@@ -55,6 +55,11 @@ def probe(model, input_ids, attention_mask=None, *, only=None, keep: str | os.Pa
     model.eval()
     memo: dict = {}
     try:
+        try:  # the reference run: a model that cannot make it is bad input, not a probe result
+            _outputs(io, R.base(ids), memo)
+        except Exception as e:  # noqa: BLE001 - the user's model, told in one line
+            raise MaskattnError("probe_base_failed", model=type(model).__name__,
+                                error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}") from None
         step = 0
         for name in INVARIANCES:
             if name not in names:

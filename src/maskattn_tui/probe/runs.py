@@ -76,7 +76,7 @@ def future(ids: torch.Tensor, vocab: int, generator: torch.Generator) -> list[Ca
     cases = []
     for t in ts:
         changed = ids.clone()
-        shift = torch.randint(1, vocab, (n - t - 1,), generator=generator)
+        shift = torch.randint(1, vocab, (n - t - 1,), generator=generator).to(ids.device)
         changed[0, t + 1:] = (ids[0, t + 1:] + shift) % vocab
         b = base(changed)
         b.key, b.description = f"future-{t}", ("probe.run.future", {"t": t})
@@ -128,13 +128,13 @@ def padding(ids: torch.Tensor, pad_id: int, vocab: int, generator: torch.Generat
     start at its first real token, as generate() makes them."""
     n = ids.shape[1]
     extra = min(8, max(2, n // 4))  # a few PADs show a leak as well as many; the batch stays ~2 forwards
-    other = torch.randint(0, vocab, (1, n + extra), generator=generator)
+    other = torch.randint(0, vocab, (1, n + extra), generator=generator).to(ids.device)
     other[other == pad_id] = (pad_id + 1) % vocab
-    pads = torch.full((1, extra), pad_id, dtype=ids.dtype)
+    pads = torch.full((1, extra), pad_id, dtype=ids.dtype, device=ids.device)
     cases = []
     for side in ("left", "right") if with_positions else ("right",):
         row = torch.cat([pads, ids], 1) if side == "left" else torch.cat([ids, pads], 1)
-        real = torch.zeros(1, n + extra, dtype=torch.long)
+        real = torch.zeros(1, n + extra, dtype=torch.long, device=ids.device)
         if side == "left":
             real[0, extra:] = 1
         else:
@@ -162,7 +162,7 @@ def packing(ids: torch.Tensor) -> list[Case]:
                                for d, (s, e) in enumerate(bounds)],
                 [(d, 0, q) for d, (s, e) in enumerate(bounds) for q in range(e - s)], list(range(n)),
                 description=("probe.run.docs_alone", {"count": len(bounds)}))
-    restart = torch.cat([torch.arange(e - s) for s, e in bounds])[None]
+    restart = torch.cat([torch.arange(e - s, device=ids.device) for s, e in bounds])[None]
     packed = Run("docs-packed", [Step(ids, None, restart, False, [_labels(n)], name=("probe.step.packed", {}))],
                  [(0, 0, q) for q in range(n)], list(range(n)),
                  description=("probe.run.packed", {"count": len(bounds)}))
