@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
+import torch
 
 from maskattn_tui.probe.execute import Compared, LayerHooks, execute
 
@@ -56,12 +56,16 @@ def locate(io, case, rtol: float, folder: str) -> dict:
     return out
 
 
-def _visible(table: np.ndarray) -> np.ndarray:
-    """The cells a softmax sees: bool True, or an additive value well above
-    its dtype's minimum (0 / -inf, or 0 / finfo.min as HF eager adds)."""
-    if table.dtype == np.bool_:
+def _visible(path: str) -> torch.Tensor:
+    """The cells a softmax sees in a captured table: bool True, or an additive
+    value well above its dtype's minimum (0 / -inf, or 0 / finfo.min as HF
+    eager adds). Read as the doctor reads a file (no pickle)."""
+    from maskattn_tui.doctor import load_mask
+
+    table = torch.from_numpy(load_mask(path)[0])
+    if table.dtype == torch.bool:
         return table
-    return np.isfinite(table) & (table > np.finfo(table.dtype).min / 2)
+    return torch.isfinite(table) & (table > torch.finfo(table.dtype).min / 2)
 
 
 def _keys(run, step: int, width: int) -> list | None:
@@ -105,7 +109,7 @@ def _rows(folder: str, run) -> list[dict]:
         for r, q in enumerate(queries):
             if q is None:
                 continue
-            seen = frozenset(OTHER if keys[c] is None else keys[c] for c in np.flatnonzero(table[r]))
+            seen = frozenset(OTHER if keys[c] is None else keys[c] for c in table[r].nonzero().flatten().tolist())
             out.append({"call": source["call"], "site": call.get("site"), "step": step, "position": q,
                         "seen": seen, "hash": digest})
     return out
@@ -121,7 +125,7 @@ def _table(folder: str, call: dict, tables: dict, rows: int):
         return None
     digest = hashes[0][0]
     if digest not in tables:
-        tables[digest] = _visible(np.load(manifest.mask_path(folder, digest), allow_pickle=False))
+        tables[digest] = _visible(manifest.mask_path(folder, digest))
     return (digest, tables[digest]) if tables[digest].shape[0] == rows else None
 
 

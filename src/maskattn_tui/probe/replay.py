@@ -19,10 +19,9 @@ not a visibility table: its call is skipped, and said."""
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
-
-import numpy as np
 
 from maskattn_tui.i18n import t
 
@@ -33,25 +32,27 @@ MOST_CELLS = 1 << 22
 ATOL = 1e-4
 
 
-def _tables(folder: str, call: dict) -> np.ndarray | None:
+def _tables(folder: str, call: dict):
     """The call's visibility [B, H, Q, K] (its slices broadcast), or None."""
-    from maskattn_tui.capture import manifest
+    import torch
 
-    mask = call["mask"]
+    from maskattn_tui.capture import manifest
+    from maskattn_tui.doctor import load_mask
+
     rows = []
-    for row in mask["hashes"]:
+    for row in call["mask"]["hashes"]:
         heads = []
         for digest in row:
-            table = np.load(manifest.mask_path(folder, digest), allow_pickle=False)
-            if table.dtype != np.bool_:
-                hidden = ~np.isfinite(table) | (table <= np.finfo(table.dtype).min / 2)
-                if np.any(table[~hidden] != 0):
+            table = torch.from_numpy(load_mask(manifest.mask_path(folder, digest))[0])  # as the doctor reads it
+            if table.dtype != torch.bool:
+                hidden = ~torch.isfinite(table) | (table <= torch.finfo(table.dtype).min / 2)
+                if bool((table[~hidden] != 0).any()):
                     return None  # a bias, not a visibility table
                 table = ~hidden
             heads.append(table)
-        rows.append(heads)
-    out = np.array(rows, dtype=bool)
-    return np.broadcast_to(out, (call["batch"], call["heads"], *out.shape[2:]))
+        rows.append(torch.stack(heads))
+    out = torch.stack(rows)
+    return out.expand(call["batch"], call["heads"], *out.shape[2:])
 
 
 def _reference(q, k, v, visible, scale):
@@ -132,7 +133,7 @@ def replay(folder: str, seed: int = 0) -> dict:
         if table is None:
             entry["skipped"] = "bias"
             continue
-        if table.size > MOST_CELLS:
+        if table.numel() > MOST_CELLS:
             entry["skipped"] = "size"
             continue
         b, h, nq, nk = table.shape
@@ -140,9 +141,9 @@ def replay(folder: str, seed: int = 0) -> dict:
         d = min(64, max(1, round(scale ** -2))) if scale else 16
         q, k, v = (torch.randn(b, h, n, d, generator=generator) for n in (nq, nk, nk))
         scale = scale or d ** -0.5
-        visible = torch.from_numpy(np.ascontiguousarray(table))
+        visible = table.contiguous()
         ref = _reference(q, k, v, visible, scale)
-        others = {c: _reference(q, k, v, torch.from_numpy(np.ascontiguousarray(o)), scale)
+        others = {c: _reference(q, k, v, o.contiguous(), scale)
                   for c, o in visible_of.items() if c != call["call"] and o is not None and o.shape == table.shape}
         uniform = v.double().mean(-2, keepdim=True).expand_as(ref)
         for name, path in paths.items():
@@ -175,7 +176,7 @@ def _rows(out, ref, uniform, others: dict) -> dict:
         rows.append({"batch": b, "head": h, "row": r, **what})
     largest = float(diff.nan_to_num(float("inf")).max())
     return {"status": "agrees" if not rows else "differs",
-            "max_diff": largest if np.isfinite(largest) else None, "rows": rows}  # None: a NaN or inf row
+            "max_diff": largest if math.isfinite(largest) else None, "rows": rows}  # None: a NaN or inf row
 
 
 def lines(result: dict, lang: str) -> list[str]:
