@@ -62,7 +62,7 @@ def _visible(path: str) -> torch.Tensor:
     eager adds). Read as the doctor reads a file (no pickle)."""
     from maskattn_tui.doctor import load_mask
 
-    table = torch.from_numpy(load_mask(path)[0])
+    table = torch.tensor(load_mask(path)[0])  # a copy: the array may be read-only
     if table.dtype == torch.bool:
         return table
     return torch.isfinite(table) & (table > torch.finfo(table.dtype).min / 2)

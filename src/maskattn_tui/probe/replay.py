@@ -43,7 +43,7 @@ def _tables(folder: str, call: dict):
     for row in call["mask"]["hashes"]:
         heads = []
         for digest in row:
-            table = torch.from_numpy(load_mask(manifest.mask_path(folder, digest))[0])  # as the doctor reads it
+            table = torch.tensor(load_mask(manifest.mask_path(folder, digest))[0])  # as the doctor reads it (a copy)
             if table.dtype != torch.bool:
                 hidden = ~torch.isfinite(table) | (table <= torch.finfo(table.dtype).min / 2)
                 if bool((table[~hidden] != 0).any()):
