@@ -268,6 +268,9 @@ def test_the_command_runs_a_function_of_the_users_file(tmp_path, capsys):
     assert main(["probe", f"{script}:broken"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "broken()" in err and "SystemExit" in err
+    (tmp_path / "taken").write_text("mine")  # --keep naming a file: refused before anything runs
+    assert main(["probe", f"{script}:leaky", "--keep", str(tmp_path / "taken")]) == 2
+    assert "not a folder" in capsys.readouterr().err and (tmp_path / "taken").read_text() == "mine"
 
 
 @pytest.mark.parametrize("argv,needle", [

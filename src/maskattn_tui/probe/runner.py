@@ -46,6 +46,8 @@ def probe(model, input_ids, attention_mask=None, *, only=None, keep: str | os.Pa
     `causal`: override the guess (an HF config's, or True); `progress`:
     called with (name, index, total) before each invariance."""
     names = only_names(only)
+    if keep is not None and os.path.exists(keep) and not os.path.isdir(keep):
+        raise MaskattnError("probe_keep_not_folder", folder=os.fspath(keep))
     io = ModelIO(model, causal)
     ids = _sequence(input_ids, attention_mask).to(io.device)
     generator = torch.Generator().manual_seed(seed)
@@ -140,7 +142,10 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
             from maskattn_tui.probe.locate import locate
 
             folder = _folder(keep, report, name, len(result.cases))
-            done.location = locate(io, case, rtol, folder)
+            try:
+                done.location = locate(io, case, rtol, folder)
+            except OSError as e:  # the folder for the captured runs cannot be written
+                raise MaskattnError("probe_keep_write", folder=folder, error=f"{type(e).__name__}: {e}") from None
         result.cases.append(done)
     statuses = {c.status for c in result.cases}
     result.status = "broken" if "broken" in statuses else "held" if "held" in statuses else "skipped"
