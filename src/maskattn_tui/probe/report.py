@@ -152,15 +152,16 @@ def _case_lines(c: CaseResult, lang: str) -> list[str]:
                                         only_b=_keys(call["only_b"], lang), only_a=_keys(call["only_a"], lang)))
         out.append("        " + t("probe.where.doctor", lang, reading=_reading(runs.get("b"), call["hash"], lang)))
         if not where.get("same_masks") and call.get("a_hash") != call["hash"]:
-            out.append("        " + t("probe.where.doctor_a", lang, reading=_reading(runs.get("a"), call["a_hash"], lang)))
+            first = _reading(runs.get("a"), call["a_hash"], lang)
+            out.append("        " + t("probe.where.doctor_a", lang, reading=first))
         out.append("        " + t("probe.where.open", lang, command=open_command(runs["b"], call["hash"]),
                                     folder=_q(runs["b"])))
     elif runs:
         out.append("        " + t("probe.where.no_call", lang, folder=_q(runs.get("b", ""))))
     for side in ("a", "b"):
         for f in (where.get("findings") or {}).get(side, []):
-            out.append("        " + t("probe.where.finding", lang, run=side, level=t("doctor.level." + f["level"], lang),
-                                        message=_finding(f, lang)))
+            level = t("doctor.level." + f["level"], lang)
+            out.append("        " + t("probe.where.finding", lang, run=side, level=level, message=_finding(f, lang)))
     if runs:
         out.append("        " + t("probe.where.runs", lang, a=runs["a"], b=runs["b"]))
     return out
@@ -237,7 +238,8 @@ def _case_json(c: CaseResult, lang: str) -> dict:
     if where is not None:
         call = where.get("call")
         if call is not None:
-            call = {**call, "step": _text(call["step"], lang), "reading": _reading(where["runs"]["b"], call["hash"], lang),
+            call = {**call, "step": _text(call["step"], lang),
+                    "reading": _reading(where["runs"]["b"], call["hash"], lang),
                     "a_reading": _reading(where["runs"]["a"], call["a_hash"], lang) if call.get("a_hash") else None,
                     "open": open_command(where["runs"]["b"], call["hash"])}
         out["location"] = {

@@ -129,7 +129,8 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
                 a = a[:len(case.a.slots)]  # the base forward up to t (future): a view
             diff = execute(io, case.b, against=a)  # b is never kept whole: compared step by step
         except Exception as e:  # noqa: BLE001 - the model refused this run: said, not fatal
-            result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description, label=case.label,
+            result.cases.append(CaseResult(case.name, "skipped", a=case.a.description, b=case.b.description,
+                                           label=case.label,
                                            error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"))
             continue
         sizes = memo["sizes"][:a.shape[0]] if case.a.key == "base" else None

@@ -158,8 +158,9 @@ def packing(ids: torch.Tensor) -> list[Case]:
     n = ids.shape[1]
     size = max(1, -(-n // 3))
     bounds = [(s, min(n, s + size)) for s in range(0, n, size)]
-    alone = Run("docs-alone", [Step(ids[:, s:e], use_cache=False, labels=[_labels(e - s, s)], name=("probe.step.document", {"at": d}))
-                               for d, (s, e) in enumerate(bounds)],
+    steps = [Step(ids[:, s:e], use_cache=False, labels=[_labels(e - s, s)], name=("probe.step.document", {"at": d}))
+             for d, (s, e) in enumerate(bounds)]
+    alone = Run("docs-alone", steps,
                 [(d, 0, q) for d, (s, e) in enumerate(bounds) for q in range(e - s)], list(range(n)),
                 description=("probe.run.docs_alone", {"count": len(bounds)}))
     restart = torch.cat([torch.arange(e - s, device=ids.device) for s, e in bounds])[None]
