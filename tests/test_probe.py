@@ -37,6 +37,10 @@ def build(kind: str, impl: str = "sdpa"):
                                   layer_types=["sliding_attention", "full_attention"], attn_implementation=impl)
     elif kind == "gpt2":
         config = GPT2Config(vocab_size=64, n_embd=32, n_layer=2, n_head=4, n_positions=64, attn_implementation=impl)
+    elif kind == "roberta":
+        from transformers import RobertaConfig
+
+        return AutoModel.from_config(RobertaConfig(**SMALL, pad_token_id=1, attn_implementation=impl)).eval()
     else:
         config = BertConfig(**SMALL, attn_implementation=impl)
         return AutoModel.from_config(config).eval()
@@ -68,8 +72,11 @@ def test_correct_decoders_hold_every_invariance(kind, impl):
     assert [c.name for c in report["padding"].cases] == ["left", "right"]
 
 
-def test_an_encoder_is_probed_for_padding_and_says_why_the_rest_is_skipped():
-    report = probe(build("bert"), IDS)
+@pytest.mark.parametrize("kind", ["bert", "roberta"])
+def test_an_encoder_is_probed_for_padding_and_says_why_the_rest_is_skipped(kind):
+    # RoBERTa derives its positions from its padding index unless given them: the probe gives
+    # every padding run explicit ones (left padding was a false alarm without)
+    report = probe(build(kind), IDS)
     assert statuses(report) == {"future": "skipped", "cache": "skipped", "padding": "held", "chunked": "skipped",
                                 "packing": "skipped", "backends": "held"}
     assert report["future"].reason[0] == "probe.skip.encoder_future"

@@ -64,10 +64,8 @@ def from_config(path: str, seed: int, dtype: str, implementation: str | None):
     values = dict(values)
     try:
         config = AutoConfig.for_model(values.pop("model_type"), **values)
-        if implementation is not None:
+        if implementation is not None:  # else transformers' default: sdpa where the model has it (Gemma 2: eager)
             config._attn_implementation = implementation
-        elif getattr(config, "_attn_implementation", None) is None:
-            config._attn_implementation = "sdpa"
         torch.manual_seed(seed)
         cls = _model_class(config)
         model = cls.from_config(config, dtype=getattr(torch, dtype)) if hasattr(cls, "from_config") else \

@@ -17,6 +17,9 @@ from maskattn_tui.probe.execute import Compared, execute, magnitudes, rtol_of
 from maskattn_tui.probe.model_io import LIBRARY_BACKENDS, ModelIO
 from maskattn_tui.probe.report import INVARIANCES, CaseResult, InvarianceResult, ProbeReport, only_names
 
+#: the order they run in (reported in INVARIANCES' order): padding last, see _outputs
+ORDER = ("future", "cache", "chunked", "packing", "backends", "padding")
+REFERENCES = ("base", "base-positions")
 #: the shortest probed sequence: several split points, a prefill and decode steps, three documents
 MIN_TOKENS = 4
 
@@ -62,15 +65,15 @@ def probe(model, input_ids, attention_mask=None, *, only=None, keep: str | os.Pa
         except Exception as e:  # noqa: BLE001 - the user's model, told in one line
             raise MaskattnError("probe_base_failed", model=type(model).__name__,
                                 error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}") from None
-        step = 0
-        for name in INVARIANCES:
+        done: dict = {}
+        for name in ORDER:
             if name not in names:
-                report.results.append(InvarianceResult(name, "skipped", reason=("probe.skip.only", {})))
+                done[name] = InvarianceResult(name, "skipped", reason=("probe.skip.only", {}))
                 continue
-            step += 1
             if progress is not None:
-                progress(name, step, len(names))
-            report.results.append(_invariance(name, io, ids, generator, memo, keep, report))
+                progress(name, len([n for n in done if n in names]) + 1, len(names))
+            done[name] = _invariance(name, io, ids, generator, memo, keep, report)
+        report.results = [done[name] for name in INVARIANCES]
     finally:
         model.train(was_training)
     return report
@@ -104,14 +107,19 @@ def _cases(name: str, io: ModelIO, ids, generator):
 
 
 def _outputs(io: ModelIO, run, memo: dict) -> torch.Tensor:
-    """A run's protected outputs; the base run (one forward, the reference of
-    most cases) is made once and kept, any other is made when compared."""
-    if run.key != "base":
+    """A run's protected outputs. A reference run (the sequence alone: the
+    base forward, or padding's with explicit position ids) is made once and
+    kept until another reference replaces it; any other run is made when
+    compared. One reference is kept at a time: padding, whose batch of two
+    is the largest forward, runs last, after the base forward is let go."""
+    if run.key not in REFERENCES:
         return execute(io, run)
-    if "base" not in memo:
-        memo["base"] = execute(io, R.base(run.steps[0].input_ids))  # every position, whichever case asks first
-        memo["sizes"] = magnitudes(memo["base"])
-    return memo["base"]
+    if memo.get("key") != run.key:
+        memo.clear()
+        full = R.base(run.steps[0].input_ids) if run.key == "base" else run  # every position, whoever asks first
+        memo.update(key=run.key, outputs=execute(io, full))
+        memo["sizes"] = magnitudes(memo["outputs"])
+    return memo["outputs"]
 
 
 def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report: ProbeReport) -> InvarianceResult:
@@ -125,7 +133,7 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
     for case in cases:
         try:
             a = _outputs(io, case.a, memo)
-            if case.a.key == "base" and len(case.a.slots) < a.shape[0]:
+            if case.a.key in REFERENCES and len(case.a.slots) < a.shape[0]:
                 a = a[:len(case.a.slots)]  # the base forward up to t (future): a view
             diff = execute(io, case.b, against=a)  # b is never kept whole: compared step by step
         except Exception as e:  # noqa: BLE001 - the model refused this run: said, not fatal
@@ -133,7 +141,7 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
                                            label=case.label,
                                            error=f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"))
             continue
-        sizes = memo["sizes"][:a.shape[0]] if case.a.key == "base" else None
+        sizes = memo["sizes"][:a.shape[0]] if case.a.key in REFERENCES else None
         compared = Compared(a, None, case.a.positions, rtol, diff, sizes)
         del a  # before the next case's runs: one run's outputs alive at a time, beside the base
         done = CaseResult(case.name, "held" if compared.held else "broken", compared.max_diff, compared.tolerance,

@@ -125,13 +125,20 @@ def padding(ids: torch.Tensor, pad_id: int, vocab: int, generator: torch.Generat
             with_positions: bool) -> list[Case]:
     """The sequence alone vs left- and right-padded in a batch with a longer
     one (its real positions compared). Left padding needs position ids that
-    start at its first real token, as generate() makes them."""
+    start at its first real token, as generate() makes them; where the model
+    takes position ids every run of this invariance is given them (the
+    sequence alone 0..n-1 too), since a model may derive its own otherwise
+    (RoBERTa counts from its padding index + 1)."""
     n = ids.shape[1]
     extra = min(8, max(2, n // 4))  # a few PADs show a leak as well as many; the batch stays ~2 forwards
     other = torch.randint(0, vocab, (1, n + extra), generator=generator).to(ids.device)
     other[other == pad_id] = (pad_id + 1) % vocab
     pads = torch.full((1, extra), pad_id, dtype=ids.dtype, device=ids.device)
     cases = []
+    alone = base(ids)
+    if with_positions:
+        alone.key = "base-positions"
+        alone.steps[0].position_ids = torch.arange(n, device=ids.device)[None]
     for side in ("left", "right") if with_positions else ("right",):
         row = torch.cat([pads, ids], 1) if side == "left" else torch.cat([ids, pads], 1)
         real = torch.zeros(1, n + extra, dtype=torch.long, device=ids.device)
@@ -140,14 +147,15 @@ def padding(ids: torch.Tensor, pad_id: int, vocab: int, generator: torch.Generat
         else:
             real[0, :n] = 1
         mask = torch.cat([real, torch.ones_like(real)])
-        positions = (mask.cumsum(-1) - 1).clamp(min=0) if side == "left" else None
+        positions = (mask.cumsum(-1) - 1).clamp(min=0) if side == "left" else \
+            torch.arange(n + extra, device=ids.device)[None].expand(2, -1) if with_positions else None
         offset = extra if side == "left" else 0
         labels = [[None] * extra + _labels(n) if side == "left" else _labels(n) + [None] * extra,
                   [None] * (n + extra)]
         step = Step(torch.cat([row, other]), mask, positions, False, labels)
         run = Run(f"pad-{side}", [step], [(0, 0, offset + q) for q in range(n)], list(range(n)),
                   description=(f"probe.run.padded_{side}", {"extra": extra}))
-        cases.append(Case(side, base(ids), run, (f"probe.case.{side}", {})))
+        cases.append(Case(side, alone, run, (f"probe.case.{side}", {})))
     return cases
 
 
