@@ -16,7 +16,7 @@ import maskattn_tui
 
 ROOT = Path(maskattn_tui.__file__).parent
 REPO = ROOT.parent.parent
-CHECKED = ("engine", "lesson", "explore", "doctor", "render", "scale", "model", "cli", "tui", "capture")
+CHECKED = ("engine", "lesson", "explore", "doctor", "render", "scale", "model", "cli", "tui", "capture", "probe")
 #: Names the standard library or a framework calls, never the project.
 HOOKS = ("__", "test", "action_", "on_", "watch_", "compose", "render", "validate_", "get_")
 #: Textual's own names the app overrides: Textual reads them.

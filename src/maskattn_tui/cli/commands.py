@@ -308,8 +308,13 @@ def cmd_capture(args, lang: str) -> int:
     return run(args.out, args.program, lang, args.weights)
 
 
+def cmd_probe(args, lang: str) -> int:
+    from maskattn_tui.cli.probe import run
+    return run(args, lang)
+
+
 COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,
-            "doctor": cmd_doctor, "capture": cmd_capture}
+            "doctor": cmd_doctor, "capture": cmd_capture, "probe": cmd_probe}
 #: Commands that write their output and exit: short, bounded runs.
 BATCH_COMMANDS = frozenset({"print", "json", "check", "doctor"})
 

@@ -230,10 +230,11 @@ def build_parser() -> Parser:
                         default=_UNSET)
     _add_labels(parser)
     _add_explore(parser)
-    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor,capture}", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor,capture,probe}", parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
                             ("check", _check_arguments), ("export", _export_arguments),
-                            ("doctor", _doctor_arguments), ("capture", _capture_arguments)):
+                            ("doctor", _doctor_arguments), ("capture", _capture_arguments),
+                            ("probe", _probe_arguments)):
         sub.add_parser(name, help=_h(f"cli.help.{name}"), description=_h(f"cli.help.{name}"), arguments=arguments)
     return parser
 
@@ -293,6 +294,12 @@ def _doctor_arguments(p_doctor: Parser) -> None:
     from maskattn_tui.cli import doctor as doctor_cli  # numpy only when the doctor runs
 
     doctor_cli.add_arguments(p_doctor, _ENV_LANG, lang_type)
+
+
+def _probe_arguments(p_probe: Parser) -> None:
+    from maskattn_tui.cli import probe as probe_cli  # torch only when the probe runs
+
+    probe_cli.add_arguments(p_probe, _ENV_LANG, lang_type)
 
 
 def lang_in(argv: list[str]) -> str | None:
