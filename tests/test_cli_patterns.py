@@ -91,8 +91,8 @@ def test_experiments_run_from_the_command_line():
 
 
 @pytest.mark.parametrize("argv, option, words", [
-    (["--window", "0"], "--window", "window must be from 1 to 64"),
-    (["--chunk", "0"], "--chunk", "chunk must be from 1 to 64"),
+    (["--window", "0"], "--window", "window must be from 1 to 1048576"),
+    (["--chunk", "0"], "--chunk", "chunk must be from 1 to 1048576"),
     (["--prefix=-1"], "--prefix", "prefix must be from 0 to 5"),
     (["--past", "0", "--new", "8", "--documents", "3,2"], "--documents", "sum to 5, but past + new = 8"),
     (["--documents", "3,x"], "--documents", "expected whole numbers separated by commas"),

@@ -56,13 +56,13 @@ def locate(io, case, rtol: float, folder: str) -> dict:
     return out
 
 
-def _visible(path: str) -> torch.Tensor:
+def _visible(folder: str, digest: str, users: list[dict]) -> torch.Tensor:
     """The cells a softmax sees in a captured table: bool True, or an additive
     value well above its dtype's minimum (0 / -inf, or 0 / finfo.min as HF
-    eager adds). Read as the doctor reads a file (no pickle)."""
-    from maskattn_tui.doctor import load_mask
+    eager adds). Read through the capture folder's one reader (no pickle)."""
+    from maskattn_tui.capture.table_files import read_table_of
 
-    table = torch.tensor(load_mask(path)[0])  # a copy: the array may be read-only
+    table = torch.tensor(read_table_of(folder, digest, users)[0])  # a copy: the array may be read-only
     if table.dtype == torch.bool:
         return table
     return torch.isfinite(table) & (table > torch.finfo(table.dtype).min / 2)
@@ -83,10 +83,10 @@ def _keys(run, step: int, width: int) -> list | None:
 def _rows(folder: str, run) -> list[dict]:
     """Each primary call's mask rows at protected positions, in call order:
     {call (the one whose table it is), site, step, position, seen (frozenset), hash}."""
-    from maskattn_tui.capture import manifest
+    from maskattn_tui.capture import folder as capture_folder
     from maskattn_tui.capture.findings import primary
 
-    document = manifest.load(folder)
+    document = capture_folder.load(folder)
     inner = {c["within"]: c for c in document["calls"] if c.get("within") is not None and c.get("mask")}
     out, tables = [], {}
     for call in primary(document["calls"]):
@@ -118,14 +118,13 @@ def _rows(folder: str, run) -> list[dict]:
 def _table(folder: str, call: dict, tables: dict, rows: int):
     """(hash, visible cells) of the call's batch row 0, head 0 (the probed
     sequence's), when it has one row per query."""
-    from maskattn_tui.capture import manifest
 
     hashes = (call.get("mask") or {}).get("hashes") or []
     if not hashes or not hashes[0]:
         return None
     digest = hashes[0][0]
     if digest not in tables:
-        tables[digest] = _visible(manifest.mask_path(folder, digest))
+        tables[digest] = _visible(folder, digest, [call])
     return (digest, tables[digest]) if tables[digest].shape[0] == rows else None
 
 
@@ -163,26 +162,27 @@ def _listed(keys: frozenset) -> list:
 
 def _findings(folder: str) -> list[dict]:
     """capture's findings across the run's calls (errors and warnings)."""
-    from maskattn_tui.capture import manifest
+    from maskattn_tui.capture import folder as capture_folder
     from maskattn_tui.capture.doctor import read_masks
     from maskattn_tui.capture.findings import cross_call
 
-    calls = manifest.load(folder)["calls"]
-    found = cross_call(calls, {d: r[2] for d, r in read_masks(folder, calls).items()})
+    calls = capture_folder.load(folder)["calls"]
+    found = cross_call(calls, {d: r[2] for d, r in read_masks(folder, calls, capture_folder.Notes()).items()})
     return [f for f in found if f["level"] in ("error", "warning")]
 
 
 def reading(folder: str, digest: str, lang: str) -> str:
     """The doctor's one-line reading of a captured mask and the calls that used it."""
-    from maskattn_tui.capture import manifest
+    from maskattn_tui.capture import folder as capture_folder
     from maskattn_tui.capture.doctor import mask_line
     from maskattn_tui.capture.findings import attention_calls
     from maskattn_tui.capture.summary import mask_users
-    from maskattn_tui.doctor import diagnose, load_mask
+    from maskattn_tui.capture.table_files import read_table_of
+    from maskattn_tui.doctor import diagnose
 
-    users = mask_users(attention_calls(manifest.load(folder)["calls"])).get(digest)
+    users = mask_users(attention_calls(capture_folder.load(folder)["calls"])).get(digest)
     if not users:
         return "-"
-    mask, info = load_mask(manifest.mask_path(folder, digest))
+    mask, info = read_table_of(folder, digest, users)
     polarity = "attend" if (users[0].get("mask") or {}).get("polarity") == "attend" else None  # as doctor DIR reads it
     return mask_line(digest, diagnose(mask, polarity, info), users, lang)

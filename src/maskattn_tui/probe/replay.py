@@ -36,14 +36,13 @@ def _tables(folder: str, call: dict):
     """The call's visibility [B, H, Q, K] (its slices broadcast), or None."""
     import torch
 
-    from maskattn_tui.capture import manifest
-    from maskattn_tui.doctor import load_mask
+    from maskattn_tui.capture.table_files import read_table_of
 
     rows = []
     for row in call["mask"]["hashes"]:
         heads = []
         for digest in row:
-            table = torch.tensor(load_mask(manifest.mask_path(folder, digest))[0])  # as the doctor reads it (a copy)
+            table = torch.tensor(read_table_of(folder, digest, [call])[0])  # through the folder's one reader (a copy)
             if table.dtype != torch.bool:
                 hidden = ~torch.isfinite(table) | (table <= torch.finfo(table.dtype).min / 2)
                 if bool((table[~hidden] != 0).any()):
@@ -116,9 +115,9 @@ def _distinct(calls: list[dict]) -> list[dict]:
 def replay(folder: str, seed: int = 0) -> dict:
     import torch
 
-    from maskattn_tui.capture import manifest
+    from maskattn_tui.capture import folder as capture_folder
 
-    document = manifest.load(folder)
+    document = capture_folder.load(folder)
     paths = _paths(torch)
     generator = torch.Generator().manual_seed(seed)
     calls = _distinct(document["calls"])

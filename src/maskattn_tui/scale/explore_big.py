@@ -33,9 +33,11 @@ OTHER_FIELDS = ("temperature", "empty_row_policy", "seed")
 BLOCK = 128
 #: Largest weights listed for the selected row.
 TOP = 5
-#: The past of a configuration shown by blocks when --past is not given: a
-#: long prompt is a prefill, so 131,072 new queries read 131,072 keys; the
-#: explorer's own default (3, the figure's step 5) would silently add 3 keys.
+#: The past of a long configuration (more new positions than the explorer
+#: draws) when --past is not given: a long prompt is a prefill, so 131,072
+#: new queries read 131,072 keys; the explorer's own default (3, the
+#: figure's step 5) would silently add 3 keys. A short one routed here by a
+#: wide window or chunk keeps the explorer's past, as the explorer shows it.
 LONG_PAST = 0
 
 
@@ -66,8 +68,9 @@ def big_config(given: dict[str, object]) -> BigConfig:
     if unknown:
         raise MaskattnError("scale_explore_field", option=BY_NAME[unknown[0]].flag)
     rule = {name: given[name] for name in RULE_FIELDS if name in given}
-    rule.setdefault("past", LONG_PAST)
     rule.setdefault("new", BY_NAME["new"].default)
+    long = int(rule["new"]) > BY_NAME["new"].hi
+    rule.setdefault("past", LONG_PAST if long else BY_NAME["past"].default)
     options = ExpectOptions(**rule)
     other = {}
     for name in OTHER_FIELDS:
