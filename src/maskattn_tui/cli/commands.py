@@ -260,13 +260,25 @@ def _on_a_terminal() -> bool:
         return False
 
 
+def _app_start(args, lang: str):
+    """What the app opens on: its explore configuration and the mask for
+    mask mode (each None when not asked for); MaskattnError if bad."""
+    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
+    if big:
+        from maskattn_tui.cli.big_config import big_config_from_args
+        from maskattn_tui.scale.rule_doc import RuleDoc
+
+        return None, RuleDoc(big_config_from_args(args), lang)
+    return _explore_config(args), mask_doc(args, lang)
+
+
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
-    if getattr(args, "owns_process", False) and not _on_a_terminal():
+    # (textual-serve's child has no terminal: Textual's web driver, named in TEXTUAL_DRIVER, draws for a browser)
+    if getattr(args, "owns_process", False) and not _on_a_terminal() and not os.environ.get("TEXTUAL_DRIVER"):
         raise CommandError("no_terminal")
-    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
-    config = None if big else _explore_config(args)
+    config, mask = _app_start(args, lang)
     from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
 
@@ -274,13 +286,6 @@ def cmd_tui(args, lang: str) -> int:
     # app shows every lens, whatever names were given).
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
-    if big:
-        from maskattn_tui.cli.big_config import big_config_from_args
-        from maskattn_tui.scale.rule_doc import RuleDoc
-
-        mask = RuleDoc(big_config_from_args(args), lang)
-    else:
-        mask = mask_doc(args, lang)
     from maskattn_tui.cli.labels import labels_from_args
 
     positions = (mask.tables.keys if mask is not None else config.past + config.new if config is not None
@@ -288,10 +293,45 @@ def cmd_tui(args, lang: str) -> int:
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
                    explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block,
-                   labels=labels_from_args(args, positions), row=getattr(args, "app_row", None))
+                   labels=labels_from_args(args, positions), row=getattr(args, "app_row", None),
+                   **_looks(args))
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0
+
+
+def _looks(args) -> dict:
+    """The settings file's theme and keys (cli.config_file), as make_app takes them."""
+    from maskattn_tui.cli.config_file import Settings, checked_keys, checked_theme
+
+    settings = getattr(args, "settings", None) or Settings()
+    return {"theme": checked_theme(settings), "commands": checked_keys(settings) if settings.keymap else None}
+
+
+def cmd_serve(args, lang: str) -> int:
+    """The app in browsers (cli.serve); its options checked here as the app would."""
+    from maskattn_tui.cli.serve import ServeError, serve
+
+    options = list(args.app_options[1:] if args.app_options[:1] == ["--"] else args.app_options)
+    parser = build_parser()
+    app_args = parser.parse_args(options)
+    if app_args.command is not None:
+        raise ServeError("command", command=app_args.command)
+    settle_options(app_args, parser)
+    if app_args.exit_at_end and not app_args.play:
+        raise UsageError(t("cli.exit_needs_play", lang))
+    if getattr(args, "config_file", None) and app_args.config_file is None:  # the visitors' apps read it too
+        options = ["--config-file", os.path.abspath(args.config_file), *options]
+    _looks(args)  # a bad theme or key: refused now, not in each visitor's browser
+    _app_start(app_args, lang)  # the configuration and the mask read as the app will (one line if bad)
+    return serve(args.host, args.port, options, lang)
+
+
+def cmd_config(args, lang: str) -> int:
+    from maskattn_tui.cli.config_file import show
+
+    sys.stdout.write(show(args, lang, ascii_wanted(False)))
+    return 0
 
 
 def cmd_doctor(args, lang: str) -> int:
@@ -307,7 +347,7 @@ def cmd_capture(args, lang: str) -> int:
 
 
 COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,
-            "doctor": cmd_doctor, "capture": cmd_capture}
+            "doctor": cmd_doctor, "capture": cmd_capture, "serve": cmd_serve, "config": cmd_config}
 #: Commands that write their output and exit: short, bounded runs.
 BATCH_COMMANDS = frozenset({"print", "json", "check", "doctor"})
 
@@ -362,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(arguments)
+        from maskattn_tui.cli import config_file  # the settings file: the options not given
+
+        args.settings = config_file.load(getattr(args, "config_file", None))
+        args.origins = config_file.apply(args, args.settings)
         settle_options(args, parser)
         lang = args.lang or env_lang
         args.owns_process = owns_process

@@ -38,8 +38,10 @@ EXPLORE_BINDINGS: tuple[BoundKey, ...] = tuple(
     BoundKey(f"x.{c.id}", c) for c in COMMANDS if c.id in EXPLORE_IDS)
 
 
-def by_id(binding_id: str) -> Command:
-    return BY_ID[binding_id.removeprefix("x.")]
+def by_id(binding_id: str, commands: tuple[Command, ...] | None = None) -> Command:
+    """The command of a binding id; from `commands` (the table with the user's keys) when given."""
+    id = binding_id.removeprefix("x.")
+    return BY_ID[id] if commands is None else next(c for c in commands if c.id == id)
 
 
 def key_text(command: Command, ascii: bool = False) -> str:
