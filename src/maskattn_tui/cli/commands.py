@@ -233,9 +233,11 @@ def cmd_export(args, lang: str) -> int:
     labels = labels_from_args(args, config.past + config.new if config is not None else STEP5_KEYS)
     out = Path(args.out)
     frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
-    export.check_targets(out, frames, args.force)
+    export.check_targets(out, frames[:1] if args.format == "animated-svg" else frames, args.force)
+    if args.format == "animated-svg" and explore is not None:  # it plays the walkthrough's five steps
+        raise export.ExportError("animated_explore")
     drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore,
-                               labels)
+                               labels, dwell=args.dwell, looks=_looks(args))
     export.write_all(out, drawn)  # ExportError (one line) if it cannot
     for path in drawn:
         sys.stdout.write(f"{path}\n")

@@ -29,8 +29,9 @@ from maskattn_tui.i18n import LANGS, t
 KEYS = {"language": ("--lang", str), "theme": (None, str), "ascii": ("--ascii", bool),
         "dwell": ("--dwell", float), "lenses": ("--lens", list), "keys": (None, dict)}
 #: The commands each setting applies to (None: the app itself).
-APPLIES = {"ascii": (None, "print", "export", "serve"), "dwell": (None, "serve"), "lenses": ("print", "json"),
-           "theme": (None, "export", "serve"), "keys": (None, "export", "serve")}
+APPLIES = {"ascii": (None, "print", "export"), "dwell": (None, "export"), "lenses": ("print", "json"),
+           "theme": (None, "export"), "keys": (None, "export")}
+# (serve: each visitor's app reads the file itself; serve only checks it)
 
 
 class ConfigError(MaskattnError):

@@ -281,6 +281,7 @@ def _export_arguments(p_export: Parser) -> None:
     _add_lang(p_export)
     p_export.add_argument("--format", choices=("svg", "txt", "animated-svg"), default="svg", metavar="FORMAT", help=_h("cli.help.export_format"))
     p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
+    p_export.add_argument("--dwell", type=_dwell, default=_UNSET, help=_h("eco.help.export_dwell"))
     _add_ascii(p_export)
     _add_labels(p_export)
     _add_explore(p_export)
