@@ -34,6 +34,8 @@ def test_show_names_each_value_and_where_it_came_from(tmp_path):
     assert " 3 " in rows["dwell"] + " " and "nord" in rows["theme"]
     assert rows["keys.next"].split()[1] == "n" and "设置文件" in rows["keys.next"]
     assert rows["keys.prev"].split()[1] == "left" and "默认" in rows["keys.prev"]
+    where = run_main("config", env=env).stdout  # without --show: which file, and how to see it
+    assert where.startswith(f"设置文件：{home / 'maskattn-tui' / 'config.toml'}（已读取）") and "--show" in where
     # the command line wins over the file
     ran = run_main("config", "--show", "--lang", "en", env=env)
     assert "en  (command line)" in ran.stdout and ran.stdout.startswith("Settings in force")

@@ -330,8 +330,14 @@ def cmd_serve(args, lang: str) -> int:
 
 
 def cmd_config(args, lang: str) -> int:
-    from maskattn_tui.cli.config_file import show
+    from maskattn_tui.cli.config_file import default_path, show
 
+    _looks(args)  # the theme and keys checked too (one line naming the file and key)
+    if not args.show:  # where the settings are read from, and how to see them
+        path = args.settings.path or default_path()
+        sys.stdout.write(t("eco.config.where", lang, file=path, state=t(
+            "eco.config.present" if args.settings.path else "eco.config.from.absent", lang)) + "\n")
+        return 0
     sys.stdout.write(show(args, lang, ascii_wanted(False)))
     return 0
 
