@@ -34,10 +34,21 @@ def app_command(options: list[str]) -> str:
     return shlex.join([sys.executable, "-m", "maskattn_tui", *options])
 
 
+def _outward_address() -> str:
+    """This machine's address on its default route (a UDP socket's own end
+    once connected: nothing is sent), else its name."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+    except OSError:
+        return socket.getfqdn()
+
+
 def public_url(host: str, port: int) -> str:
     """Where a browser reaches the server (the page's websocket address is
-    built from it): a wildcard host is reached by this machine's name."""
-    name = socket.getfqdn() if host in WILDCARDS else host
+    built from it): a wildcard host is reached at this machine's address."""
+    name = _outward_address() if host in WILDCARDS else host
     name = f"[{name}]" if ":" in name else name
     return f"http://{name}:{port}"
 
@@ -68,6 +79,10 @@ def serve(host: str, port: int, options: list[str], lang: str) -> int:
         def initialize_logging(self) -> None:  # warnings only: no line per request
             logging.basicConfig(level="WARNING", format="%(message)s")
 
+    try:  # a host that is no address of this machine: one line before anything is said
+        socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ServeError("bad_host", host=host, reason=exc.strerror or exc) from None
     server = Quiet(app_command(options), host=host, port=port, title="maskattn-tui",
                    public_url=public_url(host, port))
     import asyncio
