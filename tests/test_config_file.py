@@ -137,3 +137,26 @@ async def test_remapped_keys_act_and_are_shown_in_footer_help_and_palette(tmp_pa
 
         shown = str(app.screen.query_one(CommandList).get_option_at_index(0).prompt)
         assert "Enlarge the figure" in shown and "key: z" in shown
+
+
+@pytest.mark.parametrize("argv,dwell,ascii,lang", [
+    ([], 3.0, True, "zh"),                                        # the app: the file's values
+    (["--dwell", "5", "--lang", "en"], 5.0, True, "en"),          # the command line wins
+    (["--ascii"], 3.0, True, "zh"),
+])
+def test_the_app_takes_the_files_values_unless_the_command_line_gives_them(argv, dwell, ascii, lang):
+    from maskattn_tui.cli import config_file
+    from maskattn_tui.cli.parser import build_parser, settle_options
+
+    settings = parse('language = "zh"\ndwell = 3\nascii = true\n', "f.toml")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    origins = config_file.apply(args, settings)
+    settle_options(args, parser)
+    assert (args.dwell, args.ascii, args.lang) == (dwell, ascii, lang)
+    assert origins["dwell"] == ("option" if "--dwell" in argv else "file")
+    # json has no --ascii nor --dwell: only the language reaches it
+    args = parser.parse_args(["json"])
+    config_file.apply(args, settings)
+    settle_options(args, parser)
+    assert (args.lang, args.dwell, args.ascii) == ("zh", 2.0, False)
