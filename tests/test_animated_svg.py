@@ -97,3 +97,8 @@ def test_the_readme_opens_on_the_committed_animation():
     assert 'viewBox="0 0 1238 782.0"' in text  # 100x30, as export draws it by default
     for k in range(1, 6):
         assert f"step&#160;{k}&#160;/&#160;5" in text
+
+
+def test_explore_options_are_refused_and_nothing_is_written(tmp_path):
+    ran = run_main("export", "--out", str(tmp_path / "out"), "--format", "animated-svg", "--past", "2")
+    assert ran.returncode == 2 and "explore options" in ran.stderr and not (tmp_path / "out").exists()

@@ -231,11 +231,11 @@ def cmd_export(args, lang: str) -> int:
     # The labels name the configuration's positions when there is one (its
     # frame only), else the walkthrough's (every step's frame).
     labels = labels_from_args(args, config.past + config.new if config is not None else STEP5_KEYS)
+    if args.format == "animated-svg" and explore is not None:  # it plays the walkthrough's five steps
+        raise export.ExportError("animated_explore")
     out = Path(args.out)
     frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
     export.check_targets(out, frames[:1] if args.format == "animated-svg" else frames, args.force)
-    if args.format == "animated-svg" and explore is not None:  # it plays the walkthrough's five steps
-        raise export.ExportError("animated_explore")
     drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore,
                                labels, dwell=args.dwell, looks=_looks(args))
     export.write_all(out, drawn)  # ExportError (one line) if it cannot
