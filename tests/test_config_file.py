@@ -102,7 +102,10 @@ async def test_remapped_keys_act_and_are_shown_in_footer_help_and_palette(tmp_pa
     from maskattn_tui.tui.widgets.keybar import KeyBar
 
     table = checked_keys(parse('[keys]\nnext = "n"\nprev = "p"\nhelp = "f1"\n', "f.toml"))
-    app = make_app(commands=table, theme="nord")
+    from maskattn_tui.tui.bindings import wear
+
+    app = make_app()
+    wear(app, theme="nord", commands=table)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
         assert app.theme == "nord"

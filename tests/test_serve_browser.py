@@ -50,8 +50,11 @@ def _step2_numbers() -> tuple[str, str, str]:
     return f"{p0:.4f}", f"{p1:.4f}", f"{p0 * 10 + p1 * 20:.4f}"
 
 
-@pytest.mark.parametrize("lang,caption", [("en", "Query at position 1"), ("zh", "位置 1")])
-def test_serve_walkthrough_in_chromium(lang, caption):
+@pytest.mark.parametrize("lang,caption,stop_first", [
+    ("en", "Query at position 1", False),
+    ("zh", "位置 1 的查询", True),  # Ctrl-C while the visitor is still connected
+])
+def test_serve_walkthrough_in_chromium(lang, caption, stop_first):
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": SRC, "LANG": "C.UTF-8"}
     server = subprocess.Popen([sys.executable, "-m", "maskattn_tui", "serve", "--port", str(port), "--lang", lang,
@@ -85,7 +88,7 @@ def test_serve_walkthrough_in_chromium(lang, caption):
         time.sleep(0.5)  # the last frame painted
         assert browser.get_screenshot_as_file(str(SHOT.with_stem(f"{SHOT.stem}-{lang}")))
     finally:
-        if browser is not None:
+        if browser is not None and not stop_first:
             browser.quit()
         server.send_signal(signal.SIGINT)  # Ctrl-C: the server stops cleanly
         try:
@@ -93,6 +96,9 @@ def test_serve_walkthrough_in_chromium(lang, caption):
         except subprocess.TimeoutExpired:
             server.kill()
             raise
+        finally:
+            if browser is not None and stop_first:
+                browser.quit()
     assert server.returncode == 0, err
     assert f"127.0.0.1:{port}" in out and ("only" in out or "仅" in out)
     assert "Traceback" not in err

@@ -214,34 +214,9 @@ def cmd_check(args, lang: str) -> int:
 def cmd_export(args, lang: str) -> int:
     """One frame per step (+ the explore configuration's), drawn by the app;
     everything is checked before anything is written (maskattn_tui.cli.export)."""
-    from pathlib import Path
-
     from maskattn_tui.cli import export
 
-    size = export.parse_size(args.size)
-    config = _explore_config(args)
-    explore = None
-    if config is not None:  # the explore frame: the app as `maskattn-tui OPTIONS` starts
-        from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
-
-        explore = dict(explore=config, experiments=experiments_from_args(args) or (),
-                       lens=lenses_from_args(args) is not None)
-    from maskattn_tui.cli.labels import labels_from_args
-
-    # The labels name the configuration's positions when there is one (its
-    # frame only), else the walkthrough's (every step's frame).
-    labels = labels_from_args(args, config.past + config.new if config is not None else STEP5_KEYS)
-    if args.format == "animated-svg" and explore is not None:  # it plays the walkthrough's five steps
-        raise export.ExportError("animated_explore")
-    out = Path(args.out)
-    frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
-    export.check_targets(out, frames[:1] if args.format == "animated-svg" else frames, args.force)
-    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore,
-                               labels, dwell=args.dwell, looks=_looks(args))
-    export.write_all(out, drawn)  # ExportError (one line) if it cannot
-    for path in drawn:
-        sys.stdout.write(f"{path}\n")
-    return 0
+    return export.run(args, lang, _explore_config(args), ascii_wanted(args.ascii, terminal=False), STEP5_KEYS)
 
 
 class CommandError(MaskattnError):
@@ -295,50 +270,27 @@ def cmd_tui(args, lang: str) -> int:
     app = make_app(step=args.step or 1, lang=lang, dwell=args.dwell, play=args.play,
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
                    explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block,
-                   labels=labels_from_args(args, positions), row=getattr(args, "app_row", None),
-                   **_looks(args))
+                   labels=labels_from_args(args, positions), row=getattr(args, "app_row", None))
+    from maskattn_tui.cli.config_file import looks
+    from maskattn_tui.tui.bindings import wear
+
+    wear(app, **looks(args))  # the settings file's theme and keys
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0
 
 
-def _looks(args) -> dict:
-    """The settings file's theme and keys (cli.config_file), as make_app takes them."""
-    from maskattn_tui.cli.config_file import Settings, checked_keys, checked_theme
-
-    settings = getattr(args, "settings", None) or Settings()
-    return {"theme": checked_theme(settings), "commands": checked_keys(settings) if settings.keymap else None}
-
-
 def cmd_serve(args, lang: str) -> int:
-    """The app in browsers (cli.serve); its options checked here as the app would."""
-    from maskattn_tui.cli.serve import ServeError, serve
+    """The app in browsers (cli.serve); its options checked first as the app would check them."""
+    from maskattn_tui.cli.serve import run
 
-    options = list(args.app_options[1:] if args.app_options[:1] == ["--"] else args.app_options)
-    parser = build_parser()
-    app_args = parser.parse_args(options)
-    if app_args.command is not None:
-        raise ServeError("command", command=app_args.command)
-    settle_options(app_args, parser)
-    if app_args.exit_at_end and not app_args.play:
-        raise UsageError(t("cli.exit_needs_play", lang))
-    if getattr(args, "config_file", None) and app_args.config_file is None:  # the visitors' apps read it too
-        options = ["--config-file", os.path.abspath(args.config_file), *options]
-    _looks(args)  # a bad theme or key: refused now, not in each visitor's browser
-    _app_start(app_args, lang)  # the configuration and the mask read as the app will (one line if bad)
-    return serve(args.host, args.port, options, lang)
+    return run(args, lang, _app_start)
 
 
 def cmd_config(args, lang: str) -> int:
-    from maskattn_tui.cli.config_file import default_path, show
+    from maskattn_tui.cli.config_file import report
 
-    _looks(args)  # the theme and keys checked too (one line naming the file and key)
-    if not args.show:  # where the settings are read from, and how to see them
-        path = args.settings.path or default_path()
-        sys.stdout.write(t("eco.config.where", lang, file=path, state=t(
-            "eco.config.present" if args.settings.path else "eco.config.from.absent", lang)) + "\n")
-        return 0
-    sys.stdout.write(show(args, lang, ascii_wanted(False)))
+    sys.stdout.write(report(args, lang, ascii_wanted(False)))
     return 0
 
 

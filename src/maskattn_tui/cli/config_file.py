@@ -168,6 +168,22 @@ def checked_keys(settings: Settings):
         raise ConfigError(f"key_{p.kind}", file=settings.path, setting=f"keys.{p.id}", value=p.key, other=p.other) from None
 
 
+def looks(args) -> dict:
+    """The settings file's theme and keys, checked (tui.bindings.wear takes them)."""
+    settings = getattr(args, "settings", None) or Settings()
+    return {"theme": checked_theme(settings), "commands": checked_keys(settings) if settings.keymap else None}
+
+
+def report(args, lang: str, env_ascii: bool) -> str:
+    """`config`: the file checked (its theme and keys too), then where it
+    is; with --show, every value in force and where it came from."""
+    looks(args)
+    if args.show:
+        return show(args, lang, env_ascii)
+    state = "eco.config.present" if args.settings.path else "eco.config.from.absent"
+    return t("eco.config.where", lang, file=args.settings.path or default_path(), state=t(state, lang)) + "\n"
+
+
 def apply(args, settings: Settings) -> dict[str, str]:
     """Fill in what the command line did not give from the file; returns
     where each setting in force came from (for `config --show`)."""

@@ -14,6 +14,7 @@ import asyncio
 import io
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,36 @@ class ExportError(MaskattnError):
 
     def message(self, lang: str) -> str:
         return t(f"cli.export.{self.key}", lang, **self.params)
+
+
+def run(args, lang: str, config, ascii: bool, walkthrough_keys: int) -> int:
+    """`export`: `config` the explore configuration (or None), `ascii` the
+    glyphs, `walkthrough_keys` the positions the five steps' labels name."""
+    from maskattn_tui.cli.config_file import looks
+    from maskattn_tui.cli.parser import STEPS
+
+    size = parse_size(args.size)
+    explore = None
+    if config is not None:  # the explore frame: the app as `maskattn-tui OPTIONS` starts
+        from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
+
+        explore = dict(explore=config, experiments=experiments_from_args(args) or (),
+                       lens=lenses_from_args(args) is not None)
+    from maskattn_tui.cli.labels import labels_from_args
+
+    # The labels name the configuration's positions when there is one (its
+    # frame only), else the walkthrough's (every step's frame).
+    labels = labels_from_args(args, config.past + config.new if config is not None else walkthrough_keys)
+    if args.format == "animated-svg" and explore is not None:  # it plays the walkthrough's five steps
+        raise ExportError("animated_explore")
+    out = Path(args.out)
+    frames = plan(out, lang, args.format, STEPS, explore=explore is not None)
+    check_targets(out, frames[:1] if args.format == "animated-svg" else frames, args.force)
+    drawn = draw_frames(frames, size, args.format, lang, ascii, explore, labels, dwell=args.dwell, looks=looks(args))
+    write_all(out, drawn)  # ExportError (one line) if it cannot
+    for path in drawn:
+        sys.stdout.write(f"{path}\n")
+    return 0
 
 
 def min_size() -> tuple[int, int]:
@@ -158,9 +189,10 @@ def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str,
     `explore`: make_app's keyword arguments for the explore frame (as the
     CLI would start the app with those options). `labels` (--labels): on the
     explore frame when there is one, else on every step's. `animated-svg`:
-    the step frames as one file, `dwell` seconds each. `looks`: make_app's
-    theme and command table (the settings file)."""
+    the step frames as one file, `dwell` seconds each. `looks`: the settings
+    file's theme and command table (tui.bindings.wear)."""
     from maskattn_tui.tui.app import make_app
+    from maskattn_tui.tui.bindings import wear
 
     drawn: dict[Path, str] = {}
     played: list = []  # animated-svg: each step's pieces, in order
@@ -171,8 +203,10 @@ def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str,
             extra = dict(explore or {}) if is_explore else {}
             shown = labels if is_explore or explore is None else None
             # animated-svg: the player bar as it plays (▶, the dwell), its timer held (_draw)
-            return make_app(step=frame.step, lang=lang, ascii=ascii, labels=shown, **extra, **(looks or {}),
-                            **(dict(play=True, dwell=dwell) if fmt == "animated-svg" else {}))
+            app = make_app(step=frame.step, lang=lang, ascii=ascii, labels=shown, **extra,
+                           **(dict(play=True, dwell=dwell) if fmt == "animated-svg" else {}))
+            wear(app, **(looks or {}))  # the settings file's theme and keys
+            return app
 
         name = "eco.export.walkthrough" if fmt == "animated-svg" else \
             f"cli.export.frame.{'explore' if is_explore else 'step'}"

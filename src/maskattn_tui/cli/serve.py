@@ -61,12 +61,64 @@ def start_lines(host: str, port: int, options: list[str], lang: str) -> list[str
             t(f"eco.serve.{where}", lang, host=host), t("eco.serve.stop", lang)]
 
 
+def run(args, lang: str, app_start) -> int:
+    """`serve`: the app options after -- parsed and checked as the app
+    would (`app_start`: commands' reading of the configuration and the
+    mask), the settings file's theme and keys checked, then serve."""
+    import os
+
+    from maskattn_tui.cli.config_file import looks
+    from maskattn_tui.cli.parser import UsageError, build_parser, settle_options
+
+    options = list(args.app_options[1:] if args.app_options[:1] == ["--"] else args.app_options)
+    parser = build_parser()
+    app_args = parser.parse_args(options)
+    if app_args.command is not None:
+        raise ServeError("command", command=app_args.command)
+    settle_options(app_args, parser)
+    if app_args.exit_at_end and not app_args.play:
+        raise UsageError(t("cli.exit_needs_play", lang))
+    if getattr(args, "config_file", None) and app_args.config_file is None:  # the visitors' apps read it too
+        options = ["--config-file", os.path.abspath(args.config_file), *options]
+    looks(args)  # a bad theme or key: refused now, not in each visitor's browser
+    app_start(app_args, lang)  # the configuration and the mask read as the app will (one line if bad)
+    return serve(args.host, args.port, options, lang)
+
+
 def serve(host: str, port: int, options: list[str], lang: str) -> int:
     try:
-        from textual_serve.server import Server
+        from textual_serve import server as served
     except ImportError:
         raise ServeError("no_extra") from None
+    import asyncio
     import logging
+
+    live: set = set()  # the visitors' services now running
+
+    class Reaped(served.AppService):
+        """A visitor's app process waited for when they leave (textual-serve
+        1.1.3 leaves it to the garbage collector, which prints a traceback
+        when that happens after Ctrl-C has closed the loop); and known, so
+        that Ctrl-C can close their pages at once (else the server waits
+        for every browser to leave, up to aiohttp's 60 s)."""
+
+        async def start(self, width: int, height: int) -> None:
+            live.add(self)
+            await super().start(width, height)
+
+        async def stop(self) -> None:
+            live.discard(self)
+            await super().stop()
+            process = self._process
+            if process is not None and process.returncode is None:
+                try:
+                    await asyncio.wait_for(process.wait(), 5)
+                except asyncio.TimeoutError:
+                    process.kill()
+                    await process.wait()
+
+    served.AppService = Reaped  # the name handle_websocket builds each visitor's service with
+    Server = served.Server
 
     class Quiet(Server):
         """textual-serve's server, its logo and banner replaced by our lines."""
@@ -75,6 +127,10 @@ def serve(host: str, port: int, options: list[str], lang: str) -> int:
             for line in start_lines(host, port, options, lang):
                 sys.stdout.write(line + "\n")
             sys.stdout.flush()
+
+        async def on_shutdown(self, app) -> None:  # Ctrl-C: each page told the session ended
+            for service in list(live):
+                await service.remote_close()
 
         def initialize_logging(self) -> None:  # warnings only: no line per request
             logging.basicConfig(level="WARNING", format="%(message)s")
@@ -85,8 +141,6 @@ def serve(host: str, port: int, options: list[str], lang: str) -> int:
         raise ServeError("bad_host", host=host, reason=exc.strerror or exc) from None
     server = Quiet(app_command(options), host=host, port=port, title="maskattn-tui",
                    public_url=public_url(host, port))
-    import asyncio
-
     asyncio.set_event_loop(asyncio.new_event_loop())  # Server.serve takes the current loop: a fresh one
     try:
         server.serve()

@@ -26,8 +26,7 @@ from maskattn_tui.i18n import t
 from maskattn_tui.lesson.f12 import Figure, StepSpec, load_f12
 from maskattn_tui.lesson.stepview import StepView, build_view
 from maskattn_tui.model.app_model import AppModel, at_row, new_model
-from maskattn_tui.model.commands import BY_ID, Command, action_available
-from maskattn_tui.model.commands import COMMANDS as TABLE  # (App.COMMANDS is Textual's palette providers)
+from maskattn_tui.model.commands import BY_ID, action_available
 from maskattn_tui.model.step_machine import PlayerState, new_player, shape_of
 from maskattn_tui.render.palette import ASCII, UNICODE, Glyphs, Palette
 from maskattn_tui.tui import layout as sizes
@@ -60,8 +59,6 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-normal"), (sizes.WIDE_WIDTH, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
 
-    #: The command table with the user's keys (make_app; the settings file's [keys]).
-    commands: tuple[Command, ...] = TABLE
     #: Everything the screen shows (model/app_model.py).
     model: reactive[AppModel] = reactive(None, always_update=False, repaint=False)  # type: ignore[arg-type]
 
@@ -372,17 +369,14 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
 def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = False, ascii: bool = False,
              exit_at_end: bool = False, explore: ExploreConfig | None = None, experiments: tuple[str, ...] = (),
              lens: bool = False, spec: StepSpec | None = None, mask=None, block: int | None = None,
-             labels: tuple[str, ...] | None = None, row: int | None = None, theme: str | None = None,
-             commands: tuple[Command, ...] | None = None) -> MaskattnApp:
+             labels: tuple[str, ...] | None = None, row: int | None = None) -> MaskattnApp:
     """The app at `step` in `lang`, or in explore mode on `explore` (with
     `experiments` switched on and the API lens if `lens`); `e` toggles
     between the two. `spec`: a single step instead of the F12 five.
     `exit_at_end`: once playback reaches the last step, wait one dwell and
     exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask mode
     in blocks of `block` (None: auto). `labels`: one per position (--labels).
-    `row`: the query row selected at start (--row; MaskattnError if none such).
-    `theme`: one of Textual's themes; `commands`: the command table with the
-    user's keys (model.commands.remapped; the settings file)."""
+    `row`: the query row selected at start (--row; MaskattnError if none such)."""
     figure = load_f12()
     specs = (spec,) if spec is not None else figure.steps
     views = tuple(build_view(s, len(specs)) for s in specs)
@@ -396,11 +390,6 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
     app = MaskattnApp(figure, views, state, ASCII if ascii else UNICODE, exit_at_end, session,
                       None if mask is None else (mask, block))
     app.labels = labels  # read by the grid views (render.table_source.LabelledSource)
-    if theme is not None:
-        app.theme = theme
-    if commands is not None and commands != TABLE:
-        app.commands = commands  # what the footer, help and palette show
-        app.set_keymap({c.id: c.keys for c in commands})
     app.start_row = row if mask is not None else None
     if row is not None and mask is not None and not 0 <= row < mask.tables.rows:
         raise MaskattnError("scale_row", value=row, hi=mask.tables.rows - 1)
