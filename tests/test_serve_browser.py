@@ -59,7 +59,7 @@ def test_serve_walkthrough_in_chromium(lang, caption, stop_first):
     env = {**os.environ, "PYTHONPATH": SRC, "LANG": "C.UTF-8"}
     server = subprocess.Popen([sys.executable, "-m", "maskattn_tui", "serve", "--port", str(port), "--lang", lang,
                                "--", "--lang", lang], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+                              text=True, start_new_session=True)  # its app processes in its group
     browser = None
     try:
         url = f"http://127.0.0.1:{port}/"
@@ -94,7 +94,8 @@ def test_serve_walkthrough_in_chromium(lang, caption, stop_first):
         try:
             out, err = server.communicate(timeout=20)
         except subprocess.TimeoutExpired:
-            server.kill()
+            os.killpg(server.pid, signal.SIGKILL)  # the server and the visitors' apps it started
+            server.communicate()
             raise
         finally:
             if browser is not None and stop_first:
