@@ -163,3 +163,22 @@ def test_the_app_takes_the_files_values_unless_the_command_line_gives_them(argv,
     config_file.apply(args, settings)
     settle_options(args, parser)
     assert (args.lang, args.dwell, args.ascii) == ("zh", 2.0, False)
+
+
+async def test_the_explore_panel_names_the_remapped_keys():
+    from textual.widgets import Checkbox
+
+    from maskattn_tui.explore import ExploreConfig
+    from maskattn_tui.tui import make_app
+    from maskattn_tui.tui.bindings import wear
+    from maskattn_tui.tui.widgets.explore_panel import _id
+
+    app = make_app(explore=ExploreConfig())
+    wear(app, commands=checked_keys(parse('[keys]\nleak_probe = "x"\nlens = "ctrl+l"\n', "f.toml")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert str(app.query_one(f"#{_id('leak-probe')}", Checkbox).label).startswith("x ")
+        assert str(app.query_one("#x-lens", Checkbox).label).startswith("ctrl+l ")
+        await pilot.press("x")
+        await pilot.pause()
+        assert "leak-probe" in app.model.session.experiments
