@@ -23,11 +23,10 @@ import os
 from dataclasses import dataclass, field
 
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.i18n import LANGS, t
+from maskattn_tui.i18n import LANGS, lang_from_env, t
 
-#: The settings, each with its TOML type and the option that overrides it.
-KEYS = {"language": ("--lang", str), "theme": (None, str), "ascii": ("--ascii", bool),
-        "dwell": ("--dwell", float), "lenses": ("--lens", list), "keys": (None, dict)}
+#: The settings and their TOML types (--lang, --ascii, --dwell and --lens override the first four).
+KEYS = {"language": str, "theme": str, "ascii": bool, "dwell": float, "lenses": list, "keys": dict}
 #: The commands each setting applies to (None: the app itself).
 APPLIES = {"ascii": (None, "print", "export"), "dwell": (None, "export"), "lenses": ("print", "json"),
            "theme": (None, "export"), "keys": (None, "export")}
@@ -103,7 +102,7 @@ def parse(text: str, path: str) -> Settings:
     for key, value in data.items():
         if key not in KEYS:
             raise ConfigError("unknown", file=path, setting=key, known=", ".join(KEYS))
-        kind = KEYS[key][1]
+        kind = KEYS[key]
         ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value, ok = float(value), True
@@ -205,13 +204,13 @@ def apply(args, settings: Settings) -> dict[str, str]:
 def show(args, lang: str, env_ascii: bool) -> str:
     """`config --show`: each setting in force and where it came from
     (`env_ascii`: the locale or terminal asks for ASCII)."""
-    from maskattn_tui.i18n import lang_from_env
     settings: Settings = args.settings
+    from_env = any(os.environ.get(name) for name in ("LC_ALL", "LC_MESSAGES", "LANG"))
     origins = dict(args.origins)
     theme = checked_theme(settings)
     table = checked_keys(settings)
     rows = [("file", settings.path or default_path(), "file" if settings.path else "absent"),
-            ("language", args.lang or lang_from_env(), origins.get("language", "environment")),
+            ("language", args.lang or lang_from_env(), origins.get("language", "environment" if from_env else "default")),
             ("theme", theme or "textual-dark", "file" if theme else "default"),
             ("ascii", str(bool(args.ascii) or env_ascii).lower(),
              origins.get("ascii", "environment" if env_ascii else "default")),
