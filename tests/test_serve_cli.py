@@ -54,6 +54,8 @@ def test_the_start_says_who_can_connect_in_both_languages():
     en = start_lines("127.0.0.1", 8000, ["--lang", "zh"], "en")
     assert "http://127.0.0.1:8000" in en[0] and "maskattn-tui --lang zh" in en[0]
     assert "no other machine" in en[1] and "Ctrl-C" in en[2]
+    assert "no other machine" in start_lines("127.0.0.2", 8000, [], "en")[1]
+    assert "other machines on the network" in start_lines("192.168.1.5", 8000, [], "en")[1]
     zh = start_lines("0.0.0.0", 9000, [], "zh")
     assert "网络上的其他机器也能打开" in zh[1] and ":9000" in zh[0]
     # a wildcard host is reached by this machine's name (the page's websocket address)

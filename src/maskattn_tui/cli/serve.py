@@ -18,7 +18,6 @@ from maskattn_tui.i18n import t
 
 #: Hosts that accept connections from other machines (every interface).
 WILDCARDS = ("0.0.0.0", "::", "")
-LOCAL = ("127.0.0.1", "localhost", "::1")
 
 
 class ServeError(MaskattnError):
@@ -53,9 +52,19 @@ def public_url(host: str, port: int) -> str:
     return f"http://{name}:{port}"
 
 
+def only_here(host: str) -> bool:
+    """Does `host` take connections from this machine only (a loopback address)?"""
+    import ipaddress
+
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def start_lines(host: str, port: int, options: list[str], lang: str) -> list[str]:
     url = public_url(host, port)
-    where = "local" if host in LOCAL else "network"
+    where = "local" if only_here(host) else "network"
     what = " ".join(["maskattn-tui", *map(shlex.quote, options)])
     return [t("eco.serve.start", lang, url=url, command=what),
             t(f"eco.serve.{where}", lang, host=host), t("eco.serve.stop", lang)]
