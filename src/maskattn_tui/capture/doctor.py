@@ -216,9 +216,14 @@ def _run_expect(folder: str, document: dict, args, lang: str) -> int:
     return 0 if not left_out and all(r.count == 0 for *_, r in results) else 1
 
 
-def summary_lines(calls: list[dict], folder: str, lang: str = "en") -> list[str]:
+def summary_rows(calls: list[dict], folder: str, lang: str = "en") -> list[tuple[str | None, str]]:
+    """Capture.summary()'s lines, each with its mask's worst finding level
+    ("error", "warning", or None) for the notebook's colours and words; the
+    folder reader's notes last."""
     notes = capture_folder.Notes()
     readings = read_masks(folder, calls, notes)
     users = mask_users(primary(calls))
-    lines = [mask_line(digest, diag, users[digest], lang) for digest, (_, _, diag) in readings.items()]
-    return (lines or [t("capture.report.no_calls", lang)]) + [line.strip() for line in note_lines(notes, lang)]
+    rows = [(next((level for level in ("error", "warning") if any(f.level == level for f in diag.findings)), None),
+             mask_line(digest, diag, users[digest], lang)) for digest, (_, _, diag) in readings.items()]
+    return (rows or [(None, t("capture.report.no_calls", lang))]) + \
+        [("warning", line.strip()) for line in note_lines(notes, lang)]

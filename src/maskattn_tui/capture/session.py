@@ -151,11 +151,31 @@ class Capture:
             return manifest.read_calls(self.dir)
         return self.document["calls"]
 
-    def summary(self, lang: str = "en") -> str:
-        """One line per distinct mask, with the calls that used it."""
-        from maskattn_tui.capture.doctor import summary_lines
+    def summary(self, lang: str = "en") -> "Summary":
+        """One line per distinct mask, with the calls that used it (text; in
+        a notebook, HTML with each mask's worst finding level)."""
+        from maskattn_tui.capture.doctor import summary_rows
 
-        return "\n".join(summary_lines(self.calls, self.dir, lang))
+        return Summary(summary_rows(self.calls, self.dir, lang), self.dir, lang)
+
+
+class Summary(str):
+    """Capture.summary(): the text (print it, compare it, write it), and
+    for Jupyter the same lines as HTML (render.notebook), coloured with
+    each mask's level word beside; its repr is the text."""
+
+    def __new__(cls, rows: list[tuple[str | None, str]], folder: str, lang: str) -> "Summary":
+        text = super().__new__(cls, "\n".join(line for _, line in rows))
+        text.rows, text.folder, text.lang = rows, folder, lang
+        return text
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from maskattn_tui.render.notebook import summary_html
+
+        return summary_html(self.rows, self.folder, self.lang)
 
 
 def capture(dir: str | os.PathLike | None = None, weights: bool = False) -> Capture:

@@ -216,32 +216,9 @@ def cmd_check(args, lang: str) -> int:
 def cmd_export(args, lang: str) -> int:
     """One frame per step (+ the explore configuration's), drawn by the app;
     everything is checked before anything is written (maskattn_tui.cli.export)."""
-    from pathlib import Path
-
     from maskattn_tui.cli import export
 
-    size = export.parse_size(args.size)
-    config = _explore_config(args)
-    explore = None
-    if config is not None:  # the explore frame: the app as `maskattn-tui OPTIONS` starts
-        from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
-
-        explore = dict(explore=config, experiments=experiments_from_args(args) or (),
-                       lens=lenses_from_args(args) is not None)
-    from maskattn_tui.cli.labels import labels_from_args
-
-    # The labels name the configuration's positions when there is one (its
-    # frame only), else the walkthrough's (every step's frame).
-    labels = labels_from_args(args, config.past + config.new if config is not None else STEP5_KEYS)
-    out = Path(args.out)
-    frames = export.plan(out, lang, args.format, STEPS, explore=explore is not None)
-    export.check_targets(out, frames, args.force)
-    drawn = export.draw_frames(frames, size, args.format, lang, ascii_wanted(args.ascii, terminal=False), explore,
-                               labels)
-    export.write_all(out, drawn)  # ExportError (one line) if it cannot
-    for path in drawn:
-        sys.stdout.write(f"{path}\n")
-    return 0
+    return export.run(args, lang, _explore_config(args), ascii_wanted(args.ascii, terminal=False), STEP5_KEYS)
 
 
 class CommandError(MaskattnError):
@@ -262,13 +239,25 @@ def _on_a_terminal() -> bool:
         return False
 
 
+def _app_start(args, lang: str):
+    """What the app opens on: its explore configuration and the mask for
+    mask mode (each None when not asked for); MaskattnError if bad."""
+    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
+    if big:
+        from maskattn_tui.cli.big_config import big_config_from_args
+        from maskattn_tui.scale.rule_doc import RuleDoc
+
+        return None, RuleDoc(big_config_from_args(args), lang)
+    return _explore_config(args), mask_doc(args, lang)
+
+
 def cmd_tui(args, lang: str) -> int:
     if args.exit_at_end and not args.play:
         raise UsageError(t("cli.exit_needs_play", lang))
-    if getattr(args, "owns_process", False) and not _on_a_terminal():
+    # (textual-serve's child has no terminal: Textual's web driver, named in TEXTUAL_DRIVER, draws for a browser)
+    if getattr(args, "owns_process", False) and not _on_a_terminal() and not os.environ.get("TEXTUAL_DRIVER"):
         raise CommandError("no_terminal")
-    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
-    config = None if big else _explore_config(args)
+    config, mask = _app_start(args, lang)
     from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
 
@@ -276,13 +265,6 @@ def cmd_tui(args, lang: str) -> int:
     # app shows every lens, whatever names were given).
     experiments = experiments_from_args(args) or ()
     lens = lenses_from_args(args) is not None
-    if big:
-        from maskattn_tui.cli.big_config import big_config_from_args
-        from maskattn_tui.scale.rule_doc import RuleDoc
-
-        mask = RuleDoc(big_config_from_args(args), lang)
-    else:
-        mask = mask_doc(args, lang)
     from maskattn_tui.cli.labels import labels_from_args
 
     positions = (mask.tables.keys if mask is not None else config.past + config.new if config is not None
@@ -291,9 +273,27 @@ def cmd_tui(args, lang: str) -> int:
                    ascii=ascii_wanted(args.ascii), exit_at_end=args.exit_at_end,
                    explore=config, experiments=experiments, lens=lens, mask=mask, block=args.mask_block,
                    labels=labels_from_args(args, positions), row=getattr(args, "app_row", None))
+    from maskattn_tui.cli.config_file import looks
+    from maskattn_tui.tui.bindings import wear
+
+    wear(app, **looks(args))  # the settings file's theme and keys
     app.gc_paused = getattr(args, "gc_paused", False)
     app.run()
     return app.return_code or 0
+
+
+def cmd_serve(args, lang: str) -> int:
+    """The app in browsers (cli.serve); its options checked first as the app would check them."""
+    from maskattn_tui.cli.serve import run
+
+    return run(args, lang, _app_start)
+
+
+def cmd_config(args, lang: str) -> int:
+    from maskattn_tui.cli.config_file import report
+
+    sys.stdout.write(report(args, lang, ascii_wanted(False)))
+    return 0
 
 
 def cmd_doctor(args, lang: str) -> int:
@@ -314,7 +314,8 @@ def cmd_probe(args, lang: str) -> int:
 
 
 COMMANDS = {None: cmd_tui, "print": cmd_print, "json": cmd_json, "check": cmd_check, "export": cmd_export,
-            "doctor": cmd_doctor, "capture": cmd_capture, "probe": cmd_probe}
+            "doctor": cmd_doctor, "capture": cmd_capture, "probe": cmd_probe, "serve": cmd_serve,
+            "config": cmd_config}
 #: Commands that write their output and exit: short, bounded runs.
 BATCH_COMMANDS = frozenset({"print", "json", "check", "doctor"})
 
@@ -369,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(arguments)
+        from maskattn_tui.cli import config_file  # the settings file: the options not given
+
+        args.settings = config_file.load(getattr(args, "config_file", None))
+        args.origins = config_file.apply(args, args.settings)
         settle_options(args, parser)
         lang = args.lang or env_lang
         args.owns_process = owns_process

@@ -14,6 +14,7 @@ import asyncio
 import io
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,36 @@ class ExportError(MaskattnError):
 
     def message(self, lang: str) -> str:
         return t(f"cli.export.{self.key}", lang, **self.params)
+
+
+def run(args, lang: str, config, ascii: bool, walkthrough_keys: int) -> int:
+    """`export`: `config` the explore configuration (or None), `ascii` the
+    glyphs, `walkthrough_keys` the positions the five steps' labels name."""
+    from maskattn_tui.cli.config_file import looks
+    from maskattn_tui.cli.parser import STEPS
+
+    size = parse_size(args.size)
+    explore = None
+    if config is not None:  # the explore frame: the app as `maskattn-tui OPTIONS` starts
+        from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
+
+        explore = dict(explore=config, experiments=experiments_from_args(args) or (),
+                       lens=lenses_from_args(args) is not None)
+    from maskattn_tui.cli.labels import labels_from_args
+
+    # The labels name the configuration's positions when there is one (its
+    # frame only), else the walkthrough's (every step's frame).
+    labels = labels_from_args(args, config.past + config.new if config is not None else walkthrough_keys)
+    if args.format == "animated-svg" and explore is not None:  # it plays the walkthrough's five steps
+        raise ExportError("animated_explore")
+    out = Path(args.out)
+    frames = plan(out, lang, args.format, STEPS, explore=explore is not None)
+    check_targets(out, frames[:1] if args.format == "animated-svg" else frames, args.force)
+    drawn = draw_frames(frames, size, args.format, lang, ascii, explore, labels, dwell=args.dwell, looks=looks(args))
+    write_all(out, drawn)  # ExportError (one line) if it cannot
+    for path in drawn:
+        sys.stdout.write(f"{path}\n")
+    return 0
 
 
 def min_size() -> tuple[int, int]:
@@ -64,6 +95,8 @@ class Frame:
 
 
 def plan(out: Path, lang: str, fmt: str, steps: int, explore: bool) -> list[Frame]:
+    if fmt == "animated-svg":  # one file: the steps' frames played in turn
+        return [Frame(f"step{k}", k, out / f"walkthrough-{lang}.svg") for k in range(1, steps + 1)]
     frames = [Frame(f"step{k}", k, out / f"step{k}-{lang}.{fmt}") for k in range(1, steps + 1)]
     if explore:
         frames.append(Frame("explore", 1, out / f"explore-{lang}.{fmt}"))
@@ -106,16 +139,24 @@ def _check_targets(out: Path, frames: list[Frame], force: bool) -> None:
         raise ExportError("exists", path=existing[0], count=len(existing))
 
 
-def screen_text(app) -> str:
-    """The app's current screen as plain text, one line per terminal row
-    (trailing blanks removed): what a person reads on the screen."""
+def screen_console(app, simplify: bool = False):
+    """A Rich console that recorded the app's current screen (as Textual's
+    export_screenshot records it)."""
     from rich.console import Console
 
     width, height = app.size
     console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
                       color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
-    lines = console.export_text().split("\n")[:height]
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens,
+                                                       simplify=simplify))
+    return console
+
+
+def screen_text(app) -> str:
+    """The app's current screen as plain text, one line per terminal row
+    (trailing blanks removed): what a person reads on the screen."""
+    height = app.size[1]
+    lines = screen_console(app).export_text().split("\n")[:height]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
@@ -139,32 +180,54 @@ async def settle(pilot) -> None:
 async def _draw(make, size: tuple[int, int], fmt: str, title: str) -> str:
     app = make()
     async with app.run_test(size=size) as pilot:
+        if app._timer is not None:  # playing (animated-svg): this frame's step stays while it is drawn
+            app._timer.pause()
         await settle(pilot)
         if fmt == "svg":
             return svg_screenshot(app, title)
+        if fmt == "animated-svg":  # this frame's pieces (cli.animated_svg puts the frames together)
+            from maskattn_tui.cli.animated_svg import pieces
+
+            return pieces(screen_console(app, simplify=True), title)  # type: ignore[return-value]
         return screen_text(app)
 
 
 def draw_frames(frames: list[Frame], size: tuple[int, int], fmt: str, lang: str, ascii: bool,
-                explore: dict | None = None, labels: tuple[str, ...] | None = None) -> dict[Path, str]:
+                explore: dict | None = None, labels: tuple[str, ...] | None = None, dwell: float = 2.0,
+                looks: dict | None = None) -> dict[Path, str]:
     """Every frame's file content, drawn by the real app, in memory.
     `explore`: make_app's keyword arguments for the explore frame (as the
     CLI would start the app with those options). `labels` (--labels): on the
-    explore frame when there is one, else on every step's."""
+    explore frame when there is one, else on every step's. `animated-svg`:
+    the step frames as one file, `dwell` seconds each. `looks`: the settings
+    file's theme and command table (tui.bindings.wear)."""
     from maskattn_tui.tui.app import make_app
+    from maskattn_tui.tui.bindings import wear
 
     drawn: dict[Path, str] = {}
+    played: list = []  # animated-svg: each step's pieces, in order
     for frame in frames:
         is_explore = frame.name == "explore"
 
         def make(frame=frame, is_explore=is_explore):
             extra = dict(explore or {}) if is_explore else {}
             shown = labels if is_explore or explore is None else None
-            return make_app(step=frame.step, lang=lang, ascii=ascii, labels=shown, **extra)
+            # animated-svg: the player bar as it plays (▶, the dwell), its timer held (_draw)
+            app = make_app(step=frame.step, lang=lang, ascii=ascii, labels=shown, **extra,
+                           **(dict(play=True, dwell=dwell) if fmt == "animated-svg" else {}))
+            wear(app, **(looks or {}))  # the settings file's theme and keys
+            return app
 
-        title = t("cli.export.svg_title", lang, frame=t(f"cli.export.frame.{'explore' if is_explore else 'step'}",
-                                                          lang, k=frame.step))
+        name = "eco.export.walkthrough" if fmt == "animated-svg" else \
+            f"cli.export.frame.{'explore' if is_explore else 'step'}"
+        title = t("cli.export.svg_title", lang, frame=t(name, lang, k=frame.step))
         drawn[frame.path] = asyncio.run(_draw(make, size, fmt, title))
+        if fmt == "animated-svg":
+            played.append(drawn.pop(frame.path))
+    if played:
+        from maskattn_tui.cli.animated_svg import assemble
+
+        drawn[frames[0].path] = assemble(played, dwell)
     return drawn
 
 

@@ -153,7 +153,7 @@ def _h(key: str) -> str:
 #: fills these in when neither gave them.
 DEFAULTS = {"step": None, "lang": None, "dwell": 2.0, "play": False, "exit_at_end": False, "ascii": False,
             "mask": None, "mask_batch": None, "mask_head": None, "mask_scores": None, "mask_block": None,
-            "mask_q_len": None, "mask_kv_len": None, "mask_key": None}
+            "mask_q_len": None, "mask_kv_len": None, "mask_key": None, "config_file": None}
 _UNSET = argparse.SUPPRESS
 
 
@@ -230,11 +230,17 @@ def build_parser() -> Parser:
                         default=_UNSET)
     _add_labels(parser)
     _add_explore(parser)
-    sub = parser.add_subparsers(dest="command", metavar="{print,json,check,export,doctor,capture,probe}", parser_class=Parser)
+    # The settings file (language, theme, keys...): cli.config_file.
+    parser.add_argument("--config-file", dest="config_file", metavar="FILE", default=_UNSET,
+                        help=_h("eco.help.config_file"))
+    sub = parser.add_subparsers(dest="command",
+                                metavar="{print,json,check,export,doctor,capture,probe,serve,config}",
+                                parser_class=Parser)
     for name, arguments in (("print", _print_arguments), ("json", _json_arguments),
                             ("check", _check_arguments), ("export", _export_arguments),
                             ("doctor", _doctor_arguments), ("capture", _capture_arguments),
-                            ("probe", _probe_arguments)):
+                            ("probe", _probe_arguments), ("serve", _serve_arguments),
+                            ("config", _config_arguments)):
         sub.add_parser(name, help=_h(f"cli.help.{name}"), description=_h(f"cli.help.{name}"), arguments=arguments)
     return parser
 
@@ -275,8 +281,9 @@ def _export_arguments(p_export: Parser) -> None:
     p_export.add_argument("--out", required=True, metavar="DIR", help=_h("cli.help.export_out"))
     p_export.add_argument("--size", default="100x30", metavar="WxH", help=_h("cli.help.export_size"))
     _add_lang(p_export)
-    p_export.add_argument("--format", choices=("svg", "txt"), default="svg", help=_h("cli.help.export_format"))
+    p_export.add_argument("--format", choices=("svg", "txt", "animated-svg"), default="svg", metavar="FORMAT", help=_h("cli.help.export_format"))
     p_export.add_argument("--force", action="store_true", help=_h("cli.help.export_force"))
+    p_export.add_argument("--dwell", type=_dwell, default=_UNSET, help=_h("eco.help.export_dwell"))
     _add_ascii(p_export)
     _add_labels(p_export)
     _add_explore(p_export)
@@ -288,6 +295,21 @@ def _capture_arguments(p_capture: Parser) -> None:
     _add_lang(p_capture)
     p_capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python script.py ARGS",
                            help=_h("capture.help.command"))
+
+
+def _serve_arguments(p_serve: Parser) -> None:
+    p_serve.add_argument("--host", default="127.0.0.1", help=_h("eco.help.host"))
+    p_serve.add_argument("--port", type=_int_in(1, 65535, "eco.bad_port"), default=8000, help=_h("eco.help.port"))
+    _add_lang(p_serve)
+    p_serve.add_argument("app_options", nargs=argparse.REMAINDER, metavar="-- APP-OPTIONS",
+                         help=_h("eco.help.app_options"))
+
+
+def _config_arguments(p_config: Parser) -> None:
+    p_config.add_argument("--show", action="store_true", help=_h("eco.help.show"))
+    p_config.add_argument("--config-file", dest="config_file", metavar="FILE", default=_UNSET,
+                          help=_h("eco.help.config_file"))
+    _add_lang(p_config)
 
 
 def _doctor_arguments(p_doctor: Parser) -> None:
@@ -323,7 +345,7 @@ def settle_options(args, parser: Parser) -> None:
         own = {a.dest for a in sub._actions}
         names = {a.dest: a.option_strings[0] for a in parser._actions if a.option_strings}
         for dest in before:
-            if dest in names and dest not in own:
+            if dest in names and dest not in own and dest != "config_file":  # the settings: for every command
                 raise UsageError(t("cli.not_for_command", _lang_of(args), option=names[dest], command=args.command))
     for dest, value in DEFAULTS.items():
         if not hasattr(args, dest):

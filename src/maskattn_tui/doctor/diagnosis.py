@@ -59,6 +59,18 @@ class Diagnosis:
     def polarity(self) -> str:
         return self.alignment.polarity
 
+    def to_html(self, lang: str = "en") -> str:
+        """What the doctor read and its findings, as a notebook shows them
+        (render.notebook: print's line blocks, coloured, each level's word beside)."""
+        from maskattn_tui.render.notebook import diagnosis_html
+
+        return diagnosis_html(self, lang)
+
+    def _repr_html_(self) -> str:  # Jupyter: in the environment's language
+        from maskattn_tui.i18n import lang_from_env
+
+        return self.to_html(lang_from_env())
+
     @property
     def offset(self) -> int:
         return self.alignment.offset

@@ -43,6 +43,18 @@ class MaskDoc:
     def path(self) -> str:
         return self.info.path
 
+    def to_html(self, lang: str = "en") -> str:
+        """The mask figure as a notebook shows it: mask mode's page as
+        `print --mask` draws it (render.notebook), in `lang`."""
+        from maskattn_tui.render.notebook import figure_html
+
+        return figure_html(self, lang)
+
+    def _repr_html_(self) -> str:  # Jupyter: in the environment's language
+        from maskattn_tui.i18n import lang_from_env
+
+        return self.to_html(lang_from_env())
+
     def weights(self, row: int) -> RowWeights:
         kept = self._weights.get(row)
         if kept is None:
@@ -75,6 +87,18 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
         check_finite(tables, given, scores)
     tables.base  # the one pass of block counts, now rather than at the first drawing
     return MaskDoc(info, tables, given, scores)
+
+
+def open_array(mask, name: str = "mask") -> MaskDoc:
+    """A 2-D mask already in memory (a numpy array, a CPU tensor) as mask
+    mode would open it from a file: the mask figure of a notebook."""
+    from maskattn_tui.doctor.diagnosis import diagnose
+    from maskattn_tui.doctor.read import MaskInfo
+
+    array = np.asarray(mask)
+    diag = diagnose(array, source=None)  # refuses what is not a 2-D mask (MaskattnError)
+    info = MaskInfo(name, "array", tuple(array.shape), str(array.dtype), None, None, None)
+    return MaskDoc(info, MaskTables(array, diag))
 
 
 def split_key(path: str) -> tuple[str, str | None]:

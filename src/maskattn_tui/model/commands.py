@@ -160,10 +160,11 @@ class FooterEntry:
 MODE_PRIORITY = {(MASK, "lang"): 3, (MASK, "open"): 3}
 
 
-def footer_entries(mode: str) -> list[FooterEntry]:
-    """The footer's entries for `mode`, in table order (each slot once)."""
+def footer_entries(mode: str, commands: tuple[Command, ...] = COMMANDS) -> list[FooterEntry]:
+    """The footer's entries for `mode`, in table order (each slot once);
+    `commands`: the table with the user's keys (remapped)."""
     entries: dict[str, FooterEntry] = {}
-    for c in COMMANDS:
+    for c in commands:
         if c.slot is None or not available(c, mode):
             continue
         if (mode, c.slot) in MODE_PRIORITY:
@@ -193,6 +194,57 @@ def footer_fit(entries: list[FooterEntry], widths: list[int], room: int) -> list
     return [e for i, e in enumerate(entries) if i in kept]
 
 
-def palette_commands(mode: str) -> list[Command]:
+def palette_commands(mode: str, commands: tuple[Command, ...] = COMMANDS) -> list[Command]:
     """The commands the palette offers in `mode` (it obeys availability)."""
-    return [c for c in COMMANDS if c.palette and available(c, mode)]
+    return [c for c in commands if c.palette and available(c, mode)]
+
+
+#: Keys the app has besides the table's: Textual's palette and quit, focus moves.
+RESERVED_KEYS = frozenset({"ctrl+p", "ctrl+q", "ctrl+c", "tab", "shift+tab"})
+#: How a Textual key name is shown (the table's own spellings); others as named.
+_SHOWN = {"left": "←", "right": "→", "up": "↑", "down": "↓", "pageup": "pgup", "pagedown": "pgdn",
+          "escape": "esc", "question_mark": "?", "plus": "+", "minus": "-", "equals_sign": "=",
+          "left_square_bracket": "[", "right_square_bracket": "]", "left_curly_bracket": "{",
+          "right_curly_bracket": "}", "underscore": "_"}
+
+
+class KeymapProblem(Exception):
+    """A keymap the table cannot take: `kind` ("unknown_id", "conflict",
+    "reserved", "empty"), the binding id and the key concerned, the other id."""
+
+    def __init__(self, kind: str, id: str, key: str = "", other: str = "") -> None:
+        super().__init__(kind, id, key, other)
+        self.kind, self.id, self.key, self.other = kind, id, key, other
+
+
+def key_display(key: str) -> str:
+    """A Textual key name as the footer and help show it ("ctrl+left" -> "ctrl+←")."""
+    head, _, last = key.rpartition("+")
+    return (head + "+" if head else "") + _SHOWN.get(last, last)
+
+
+def remapped(keymap: dict[str, tuple[str, ...]], commands: tuple[Command, ...] = COMMANDS) -> tuple[Command, ...]:
+    """The table with the keys of `keymap` (binding id -> Textual key names,
+    already normalised: "question_mark", not "?"), or KeymapProblem: an id
+    the table has not, a key taken by Textual, or two commands of one mode
+    on one key (a key left to a command that was not remapped counts too)."""
+    ids = {c.id for c in commands}
+    for id, keys in keymap.items():
+        if id not in ids:
+            raise KeymapProblem("unknown_id", id)
+        if not keys:
+            raise KeymapProblem("empty", id)
+        for key in keys:
+            if key in RESERVED_KEYS:
+                raise KeymapProblem("reserved", id, key)
+    table = tuple(replace(c, keys=",".join(keymap[c.id]), display="/".join(map(key_display, keymap[c.id])))
+                  if c.id in keymap else c for c in commands)
+    taken: dict[tuple[str, str], str] = {}
+    for c in table:
+        for key in c.keys.split(","):
+            for mode in sorted(c.modes):
+                other = taken.setdefault((mode, key), c.id)
+                if other != c.id:
+                    mine, theirs = (c.id, other) if c.id in keymap else (other, c.id)
+                    raise KeymapProblem("conflict", mine, key, theirs)
+    return table

@@ -38,8 +38,22 @@ EXPLORE_BINDINGS: tuple[BoundKey, ...] = tuple(
     BoundKey(f"x.{c.id}", c) for c in COMMANDS if c.id in EXPLORE_IDS)
 
 
-def by_id(binding_id: str) -> Command:
-    return BY_ID[binding_id.removeprefix("x.")]
+def wear(app, theme: str | None = None, commands: tuple[Command, ...] | None = None) -> None:
+    """The settings file's look on an app from make_app: one of Textual's
+    themes, and the command table with the user's keys (model.commands.
+    remapped): bound by id with App.set_keymap, and kept as `app.commands`,
+    which the footer, help, palette and explore panel read."""
+    if theme is not None:
+        app.theme = theme
+    if commands is not None and commands != COMMANDS:
+        app.commands = commands
+        app.set_keymap({c.id: c.keys for c in commands})
+
+
+def by_id(binding_id: str, commands: tuple[Command, ...] | None = None) -> Command:
+    """The command of a binding id; from `commands` (the table with the user's keys) when given."""
+    id = binding_id.removeprefix("x.")
+    return BY_ID[id] if commands is None else next(c for c in commands if c.id == id)
 
 
 def key_text(command: Command, ascii: bool = False) -> str:

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from maskattn_tui.i18n import t
-from maskattn_tui.model.commands import COMMANDS
+from maskattn_tui.model.commands import COMMANDS, Command
 from maskattn_tui.render.palette import ASCII, UNICODE, Palette
 from maskattn_tui.render.wrap import Paragraph
 from maskattn_tui.tui.widgets.panes import use_ascii_scrollbars
@@ -28,11 +28,13 @@ def key_text(display: str, keys: str, ascii: bool) -> str:
     return keys.split(",")[0] if ascii and not display.isascii() else display
 
 
-def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | None = None) -> RenderableType:
+def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | None = None,
+               commands: tuple[Command, ...] = COMMANDS) -> RenderableType:
     """Every key of the command table. With `mode` (the mode help was
     opened in): that mode's keys first, under a heading, Tab among them in
     explore mode; then the other modes' keys, each marked with its mode (so
-    a key with a meaning per mode, such as `a`, is never read for the other)."""
+    a key with a meaning per mode, such as `a`, is never read for the other).
+    `commands`: the table with the user's keys (the settings file)."""
     tr = Palette(glyphs=ASCII if ascii else UNICODE).tr
 
     def grid() -> Table:
@@ -41,7 +43,7 @@ def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | Non
         table.add_column(ratio=1, overflow="fold")  # a long run of CJK and ASCII wraps, never "…"
         return table
 
-    here = [c for c in COMMANDS if mode is not None and mode in c.modes]
+    here = [c for c in commands if mode is not None and mode in c.modes]
     parts: list[RenderableType] = []
     if here:
         parts.append(Text(t("tui.help.here", lang, mode=t(f"tui.help.mode_{mode}", lang)), style="bold underline"))
@@ -52,7 +54,7 @@ def keys_table(lang: str, palette_key: str, ascii: bool = False, mode: str | Non
             table.add_row("tab / shift+tab", t("tui.help.tab", lang))
         parts += [table, Text(""), Text(t("tui.help.elsewhere", lang), style="bold underline")]
     table = grid()
-    for command in COMMANDS:
+    for command in commands:
         if command not in here:
             only = "" if len(command.modes) > 1 else " " + t(f"tui.help.only_{next(iter(command.modes))}", lang)
             table.add_row(key_text(command.display, command.keys, ascii), tr(t(command.help, lang) + only))
@@ -116,7 +118,8 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Paragraph(Text(tr(t("tui.help.intro", lang)))))
             yield Static(Paragraph(Text(tr(t("tui.help.scrolling", lang)))))
             yield Static("")
-            yield Static(keys_table(lang, self.palette_key, self.ascii, self.mode), id="keys-table")
+            yield Static(keys_table(lang, self.palette_key, self.ascii, self.mode, getattr(self.app, "commands", COMMANDS)),
+                         id="keys-table")
             yield Static("")
             yield Static(Paragraph(Text(tr(t("tui.help.machine", lang)))))
             yield Static("")

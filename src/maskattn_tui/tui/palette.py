@@ -15,7 +15,7 @@ from functools import partial
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 from maskattn_tui.i18n import LANGS, t
-from maskattn_tui.model.commands import palette_commands
+from maskattn_tui.model.commands import COMMANDS, palette_commands
 from maskattn_tui.tui.widgets.player import dwell_text
 
 
@@ -45,8 +45,10 @@ class FigureCommands(Provider):
             for k, view in enumerate(model.views, start=1):
                 out.append((t("tui.cmd.goto", model.lang, k=k), view.text("title", model.lang),
                             partial(app.run_command, "goto", k)))  # type: ignore[attr-defined]
-        for command in palette_commands(model.mode):
+        for command in palette_commands(model.mode, getattr(app, "commands", COMMANDS)):
             title, help_text = label(command.id, command.palette or "", model)
+            # its key, as the user set it (the settings file's [keys])
+            help_text = t("eco.palette.key", model.lang, help=help_text, keys=command.display)
             out.append((title, help_text, partial(app.run_command, command.id)))  # type: ignore[attr-defined]
         return out
 

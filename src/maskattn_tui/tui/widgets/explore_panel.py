@@ -279,15 +279,16 @@ class ExplorePanel(VerticalScroll, can_focus=False):
         self.query_one("#x-experiments-heading", Static).update(
             Text(self.tr(t("tui.x.panel.experiments", lang)), style=heading))
         ascii = self.glyphs.box == "ASCII"
+        table = getattr(self.app, "commands", None)  # the user's keys (the settings file)
         for name in EXPERIMENTS:
             label = self.tr(t(f"tui.x.experiment.{name}", lang))
             if EXPERIMENT_KEYS[name] in _BOUND:  # every experiment has a key (1-7)
-                label = f"{key_text(by_id(EXPERIMENT_KEYS[name]), ascii)} {label}"
+                label = f"{key_text(by_id(EXPERIMENT_KEYS[name], table), ascii)} {label}"
             else:
                 label = f"  {label}"  # aligned with the keyed ones
             self.query_one(f"#{_id(name)}", Checkbox).label = label
         self.query_one("#x-lens", Checkbox).label = (
-            f"{key_text(by_id('x.lens'), ascii)} {self.tr(t('tui.x.field.lens', lang))}")
+            f"{key_text(by_id('x.lens', table), ascii)} {self.tr(t('tui.x.field.lens', lang))}")
 
     def _select_refused(self, problem: Problem | None) -> None:
         """A refused text box shows the kept value selected, the cursor at

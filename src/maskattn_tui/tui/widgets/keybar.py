@@ -10,16 +10,14 @@ from rich.text import Text
 
 from maskattn_tui.i18n import t
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.model.commands import FooterEntry, footer_entries, footer_fit
+from maskattn_tui.model.commands import COMMANDS, Command, FooterEntry, footer_entries, footer_fit
 from maskattn_tui.tui.widgets.base import ModelView
 
 
-def entry_keys(entry: FooterEntry, ascii: bool) -> str:
-    from maskattn_tui.model.commands import COMMANDS
-
+def entry_keys(entry: FooterEntry, ascii: bool, commands: tuple[Command, ...] = COMMANDS) -> str:
     shown = "/".join(entry.keys)
     if ascii and not shown.isascii():
-        names = [c.keys.split(",")[0] for c in COMMANDS if c.slot == entry.slot]
+        names = [c.keys.split(",")[0] for c in commands if c.slot == entry.slot]
         return "/".join(names)
     return shown
 
@@ -55,8 +53,10 @@ class KeyBar(ModelView):
         # The palette (Textual's ctrl+p, not a command of ours) last of all.
         palette = FooterEntry("palette", ("^p",), "tui.short.palette", PALETTE_PRIORITY)
         playing = _playing(model)
-        return [(e, entry_keys(e, ascii_), self.tr(t(PAUSE if playing and e.slot == "play" else e.short, model.lang)))
-                for e in (*footer_entries(model.mode), palette)]
+        table = getattr(self.app, "commands", COMMANDS)  # the user's keys (the settings file)
+        return [(e, entry_keys(e, ascii_, table),
+                 self.tr(t(PAUSE if playing and e.slot == "play" else e.short, model.lang)))
+                for e in (*footer_entries(model.mode, table), palette)]
 
     def render(self) -> RenderableType:
         model = self.model
