@@ -1,7 +1,8 @@
 """The Hugging Face modeling files whose attention does not go through the
 attention interface capture wraps (`AttentionInterface.get_interface`),
 computed from the installed transformers by reading every modeling file
-(ast, nothing imported), and docs/capture.md's list of them checked
+(each top-level class that may compute attention parsed with ast; nothing
+imported), and docs/capture.md's list of them checked
 complete and exact. Two groups, as capture treats them at run time
 (torch_modules._bypasses): an attention class (named *Attention*) whose
 forward takes `attention_mask` is recorded from that argument; any other
@@ -36,6 +37,28 @@ def _named(node) -> set:
             if isinstance(n, (ast.Attribute, ast.Name))}
 
 
+def _classes(text: str):
+    """The source of each top-level class (its lines up to the next top-level statement)."""
+    chunk = None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("class "):
+            if chunk:
+                yield "".join(chunk)
+            chunk = [line]
+        elif chunk is not None and line[:1] not in ("", " ", "\t", "\n", "\r", "#", ")", "]"):
+            yield "".join(chunk)
+            chunk = None
+        elif chunk is not None:
+            chunk.append(line)
+    if chunk:
+        yield "".join(chunk)
+
+
+#: words one of which a class computing attention must contain (a cheap
+#: filter; the class's syntax tree decides)
+_WORDS = ("softmax", "attention_forward", "ALL_ATTENTION_FUNCTIONS", *_KERNELS)
+
+
 def bypassing() -> tuple[dict, dict]:
     """({model file: [classes recorded from attention_mask]}, {model file: [classes not seen]})."""
     root = os.path.join(os.path.dirname(transformers.__file__), "models")
@@ -49,14 +72,17 @@ def bypassing() -> tuple[dict, dict]:
             if not (name.startswith("modeling_") and name.endswith(".py")):
                 continue
             with open(os.path.join(path, name), encoding="utf-8") as file:
-                tree = ast.parse(file.read())
+                text = file.read()
             shown = folder if name == f"modeling_{folder}.py" else f"{folder}/{name[:-3]}"
-            for node in tree.body:
-                if not isinstance(node, ast.ClassDef):
+            for source in _classes(text):
+                if "get_interface" in source or not any(word in source for word in _WORDS):
                     continue
+                try:
+                    node = ast.parse(source).body[0]
+                except SyntaxError:  # a class cut short by a line at column 0 inside a string: the whole file
+                    wanted = source.split("(", 1)[0].split(":", 1)[0].split()[1]
+                    node = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == wanted)
                 calls, named = _called(node), _named(node)
-                if "get_interface" in named:  # the wrapped path
-                    continue
                 attention_named = "attention" in node.name.lower() or "attn" in node.name.lower()
                 computes = bool(calls & _KERNELS) or any(c and c.endswith("attention_forward") for c in calls) \
                     or "ALL_ATTENTION_FUNCTIONS" in named or ("softmax" in calls and attention_named)

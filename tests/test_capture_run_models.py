@@ -146,3 +146,22 @@ def test_a_transformer_encoder_on_its_fast_path_is_named_by_its_layers(tmp_path)
     assert [(c["site"], c["via"], c["layer_path"]) for c in calls] == [
         ("layers.0", "encoder fast path", "layers.0"), ("layers.1", "encoder fast path", "layers.1")]
     assert np.isneginf(stored(cap, calls[0], b=1)[:, 3:]).all() and (stored(cap, calls[0], b=1)[:, :3] == 0).all()
+
+
+def test_a_plain_forward_sharing_the_prefills_mask_is_named_apart(tmp_path):
+    """generate() then forward() on the same batch: the prefill's tables serve both; the summary
+    says which calls were the prefill and which the plain forward (not all "generate prefill")."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                         num_attention_heads=4, num_key_value_heads=2, pad_token_id=0,
+                                         attn_implementation="sdpa")).eval()
+    with capture(tmp_path) as cap, torch.no_grad():
+        model.generate(input_ids=IDS, attention_mask=ATTENTION, max_new_tokens=3, do_sample=False, pad_token_id=0)
+        model(input_ids=IDS, attention_mask=ATTENTION)
+    layers = [c for c in attention_calls(cap) if c["kind"] == "hf"]
+    assert [(c["forward"], c["generate_step"]) for c in layers] == [(0, 0), (0, 0), (1, 1), (1, 1), (2, 2), (2, 2),
+                                                                    (3, None), (3, None)]
+    prefill = [line for line in cap.summary().splitlines() if " 5x5 " in line]
+    assert len(prefill) == 2 and all(line.endswith("generate prefill; forwards 3") for line in prefill)

@@ -350,9 +350,9 @@ def test_a_blockmask_reused_for_a_new_batch_is_caught(tmp_path):
 @pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")
 @pytest.mark.parametrize("nested", [False, True], ids=["fast-path", "nested-tensor"])
 def test_the_encoder_fast_path_is_kept_and_recorded(tmp_path, nested):
-    """A mode on the stack turns nn.MultiheadAttention's and the encoder's
-    fast paths off (results then differ in the last bits); capture steps
-    aside inside them and records them from their arguments."""
+    """nn.MultiheadAttention's and the encoder's fast paths run as without
+    capture (a TorchFunctionMode would turn them off: results then differ in
+    the last bits); capture records them from their arguments."""
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
     encoder = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=nested).eval()

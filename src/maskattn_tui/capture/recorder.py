@@ -10,7 +10,7 @@ import os
 import threading
 
 from maskattn_tui import strict_json
-from maskattn_tui.capture.sites import Sites, frames
+from maskattn_tui.capture.sites import Sites
 from maskattn_tui.capture.store import MaskStore
 from maskattn_tui.capture.weights import QkStore
 
@@ -98,7 +98,7 @@ class Recorder:
             return None
         self._local.recorded = getattr(self._local, "recorded", 0) + 1
         try:
-            near, user = frames(3)
+            near, user = self.sites.frames(2)
             record = {"kind": kind, **self.sites.where(), "frame": near, "user_frame": user,
                       "thread": self._thread_name(),
                       "within": getattr(self._local, "within", None)}

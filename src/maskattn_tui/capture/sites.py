@@ -44,13 +44,18 @@ def _kind(code) -> tuple[str, bool, bool]:
     return kind
 
 
-def frames(depth: int = 2) -> tuple[str | None, str | None]:
-    """The nearest frame outside torch and this package (modeling_llama.py:258)
-    and the nearest one outside any installed library (the user's script)."""
-    frame = sys._getframe(depth)
+def _walk(frame, stop=None, above=None) -> tuple[str | None, str | None]:
+    """From `frame` up: the nearest frame outside torch and this package
+    (modeling_llama.py:258) and the nearest one outside any installed
+    library (the user's script). At `stop`, a frame whose answer is known,
+    `above()` gives the rest (inside a module's forward, the frames above
+    the outermost module's call are the same for every call: walked once)."""
     near = user = None
     kinds = _KINDS
     while frame is not None and user is None:
+        if frame is stop:
+            known_near, user = above()
+            return near or known_near, user
         code = frame.f_code
         shown, ours, library = kinds.get(code) or _kind(code)
         if not ours:
@@ -116,6 +121,8 @@ class Sites:
             stack = self._stack()
         if not stack:
             self._root(module)
+            # the frame that called the outermost module: every call inside sees the same frames above it
+            self.local.stop, self.local.above = sys._getframe(1), None
         stack.append((id(module), module))  # named only when a call is recorded (most modules never are)
         self.modules.enter(module)
 
@@ -132,6 +139,8 @@ class Sites:
         while stack:
             if stack.pop()[0] == key:
                 break
+        if not stack:
+            self.local.stop = self.local.above = None
 
     def _root(self, module) -> None:
         """A forward with no module around it: a new forward (and, inside
@@ -165,6 +174,16 @@ class Sites:
             if self._model_ran:
                 self._step += 1
             self._model_ran = True
+
+    def frames(self, depth: int) -> tuple[str | None, str | None]:
+        """_walk from the caller's `depth`-th frame, the frames above the
+        outermost module's call walked once per forward."""
+        return _walk(sys._getframe(depth + 1), getattr(self.local, "stop", None), self._above)
+
+    def _above(self) -> tuple[str | None, str | None]:
+        if self.local.above is None:
+            self.local.above = _walk(self.local.stop)
+        return self.local.above
 
     def where(self) -> dict:
         """The innermost module of this thread, its layer index, the

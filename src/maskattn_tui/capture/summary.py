@@ -62,11 +62,16 @@ def sites_text(calls: list[dict], limit: int = 3) -> str:
 
 
 def steps_text(calls: list[dict], lang: str) -> str:
-    forwards = [c["forward"] for c in calls if c.get("forward") is not None]
     steps = [c["generate_step"] for c in calls if c.get("generate_step") is not None]
+    # forwards outside generate() (a plain forward may share the prefill's mask: named apart)
+    forwards = [c["forward"] for c in calls if c.get("forward") is not None and c.get("generate_step") is None]
     if steps:
         kind = "prefill" if set(steps) == {0} else "decode" if 0 not in steps else "both"
-        return t(f"capture.steps.{kind}", lang, steps=ranges(steps))
+        text = t(f"capture.steps.{kind}", lang, steps=ranges(steps))
+        if forwards:
+            text = t("capture.steps.and", lang, first=text,
+                     then=t("capture.steps.forwards", lang, forwards=ranges(forwards)))
+        return text
     if forwards:
         return t("capture.steps.forwards", lang, forwards=ranges(forwards))
     return t("capture.steps.outside", lang)
