@@ -52,6 +52,15 @@ class LayerIntent:
             raise ValueError("chunked needs a chunk >= 1")
 
 
+def token_groups(token_type_ids) -> np.ndarray:
+    """Image blocks from token types as Gemma 3 finds them
+    (get_block_sequence_ids_for_mask): each run of type-1 tokens is one
+    group, numbered from 0; every other token -1."""
+    image = np.asarray(token_type_ids, dtype=np.int64).reshape(-1) == 1
+    starts = image & ~np.concatenate(([False], image[:-1]))
+    return np.where(image, np.cumsum(starts) - 1, -1)
+
+
 def _at(ids: np.ndarray | None, pos: np.ndarray) -> np.ndarray | None:
     """Per-position ids looked up at absolute positions; outside -> -1 (as
     ``maybe_pad_block_sequence_ids`` pads with -1)."""
