@@ -179,7 +179,7 @@ def run(args, lang: str) -> int:
         from maskattn_tui.scale.doctor_run import run as run_mask_mod
 
         return run_mask_mod(args, lang)
-    if args.attention_mask is not None:
+    if args.attention_mask is not None and args.config is None:
         return _run_hf(args, lang)
     from maskattn_tui.doctor.slices import load_all
 
