@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import sys
 
-from maskattn_tui.capture import manifest
+from maskattn_tui.capture import against_intent, manifest
 from maskattn_tui.capture.findings import attention_calls, cross_call, primary
 from maskattn_tui.capture.summary import calls_text, mask_users, sites_text, steps_text
 from maskattn_tui.errors import MaskattnError
@@ -40,8 +40,23 @@ def read_masks(folder: str, calls: list[dict]) -> dict:
 
 
 def finding_text(finding: dict, lang: str) -> str:
-    params = {**finding["params"], "calls": calls_text([{"call": c} for c in finding["calls"]])}
-    return t(f"capture.finding.{finding['code']}", lang, **params)
+    calls = calls_text([{"call": c} for c in finding["calls"]])
+    if finding["code"].startswith("intent-"):
+        return against_intent.message(finding, calls, lang)
+    return t(f"capture.finding.{finding['code']}", lang, **{**finding["params"], "calls": calls})
+
+
+def verdicts(calls: list[dict], report) -> dict:
+    """hash -> "matches" / "differs" for each distinct mask whose every call
+    was checked against its own intent (its table-only findings then give
+    way to that check)."""
+    covered, matched = report.covered(), report.matched()
+    out = {}
+    for digest, users in mask_users(primary(calls)).items():
+        numbers = {c["call"] for c in users}
+        if numbers <= covered:
+            out[digest] = "matches" if numbers <= matched else "differs"
+    return out
 
 
 def run(args, lang: str) -> int:
@@ -54,14 +69,50 @@ def run(args, lang: str) -> int:
         if getattr(args, dest, None) is not None:
             raise MaskattnError("doctor_needs_expect", option=option)
     readings = read_masks(folder, calls)
-    found = cross_call(calls, {d: r[2] for d, r in readings.items()})
+    report = against_intent.check(folder, calls)
+    found = cross_call(calls, {d: r[2] for d, r in readings.items()}, frozenset(report.covered()),
+                       report.meant()) + against_intent.findings(report)
+    judged = verdicts(calls, report)
+    readings = _over_used_slots(calls, readings, judged)
     if args.json:
-        sys.stdout.write(_json(folder, document, readings, found, lang) + "\n")
+        sys.stdout.write(_json(folder, document, readings, found, lang, judged) + "\n")
     else:
-        sys.stdout.write("\n".join(_human(folder, document, readings, found, lang)) + "\n")
+        sys.stdout.write("\n".join(_human(folder, document, readings, found, lang, judged)) + "\n")
+    # a mask that matches its intent: its table-only errors are readings the intent settled
     failed = getattr(args, "strict", False) and any(f["level"] == "error" for f in found) or \
-        getattr(args, "strict", False) and any(f.level == "error" for r in readings.values() for f in r[2].findings)
+        getattr(args, "strict", False) and any(f.level == "error" for d, r in readings.items()
+                                               if judged.get(d) != "matches" for f in r[2].findings)
     return 1 if failed else 0
+
+
+def _over_used_slots(calls: list[dict], readings: dict, judged: dict) -> dict:
+    """A mask checked against its intent is read over the key slots its
+    cache filled, in position order: a static cache's unused slots are not
+    PAD keys, and their reading would say so."""
+    import dataclasses
+
+    import numpy as np
+
+    from maskattn_tui.doctor import diagnose
+
+    users = mask_users(primary(calls))
+    out = dict(readings)
+    for digest in judged:
+        first = next((c for c in users[digest] if isinstance(c.get("intent"), dict)), None)
+        if first is None:  # the SDPA call inside a layer: its layer holds the positions
+            inner = users[digest][0]
+            first = next((c for c in calls if c["call"] == inner.get("within")), None)
+        k_pos = against_intent.positions(((first or {}).get("intent") or {}).get("k_pos"))
+        mask, info, _ = readings[digest]
+        if k_pos is None or k_pos.size != mask.shape[1] or k_pos.min() >= 0:
+            continue
+        used = np.flatnonzero(k_pos >= 0)
+        used = used[np.argsort(k_pos[used], kind="stable")]
+        table = np.asarray(mask)[:, used]
+        if dataclasses.is_dataclass(info) and hasattr(info, "shape"):
+            info = dataclasses.replace(info, shape=(*tuple(info.shape)[:-1], used.size))
+        out[digest] = (table, info, diagnose(table, _polarity(users[digest][0]), info))
+    return out
 
 
 def _head(folder: str, document: dict, lang: str) -> list[str]:
@@ -84,28 +135,32 @@ def _head(folder: str, document: dict, lang: str) -> list[str]:
     return lines
 
 
-def mask_line(digest: str, diag, users: list[dict], lang: str) -> str:
+def mask_line(digest: str, diag, users: list[dict], lang: str, verdict: str | None = None) -> str:
     from maskattn_tui.doctor.report import rule_text
 
     mask = users[0].get("mask") or {}
     codes = [f.code for f in diag.findings if f.level != "info"]
+    if verdict is not None:  # checked against the calls' own intent: that verdict, not the table-only codes
+        codes = [t(f"capture.report.intent_{verdict}", lang)]
     source = t(f"capture.source.{mask.get('from', 'attn_mask')}", lang)
     slots = [(b, h) for b, row in enumerate(mask.get("hashes", [])) for h, d in enumerate(row) if d == digest]
     if slots and (mask.get("batch", 1) > 1 or mask.get("heads", 1) > 1):
         source += t("capture.report.slot", lang, b=slots[0][0], h=slots[0][1])
+    if isinstance(users[0].get("k_len"), int) and diag.shape[1] < users[0]["k_len"]:  # read over the filled slots
+        source += t("capture.report.filled_slots", lang, used=diag.shape[1], slots=users[0]["k_len"])
     return t("capture.report.mask", lang, hash=digest[:10], rows=diag.shape[0], keys=diag.shape[1],
              source=source, rule=rule_text(diag, lang),
              findings=", ".join(codes) if codes else t("capture.report.no_findings", lang),
              count=len(users), calls=calls_text(users), sites=sites_text(users), steps=steps_text(users, lang))
 
 
-def _human(folder: str, document: dict, readings: dict, found: list[dict], lang: str) -> list[str]:
+def _human(folder: str, document: dict, readings: dict, found: list[dict], lang: str, judged: dict) -> list[str]:
     lines = _head(folder, document, lang)
     users = mask_users(primary(document["calls"]))
     if not readings:
         lines.append(t("capture.report.no_calls", lang))
     for digest, (_, _, diag) in readings.items():
-        lines.append("  " + mask_line(digest, diag, users[digest], lang))
+        lines.append("  " + mask_line(digest, diag, users[digest], lang, judged.get(digest)))
     if found:
         lines.append(t("capture.report.findings", lang))
         for f in sorted(found, key=lambda f: ("error", "warning", "info").index(f["level"])):
@@ -115,7 +170,7 @@ def _human(folder: str, document: dict, readings: dict, found: list[dict], lang:
     return lines
 
 
-def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: str) -> str:
+def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: str, judged: dict) -> str:
     from maskattn_tui.doctor import report
 
     users = mask_users(primary(document["calls"]))
@@ -123,7 +178,7 @@ def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: 
     for digest, (_, info, diag) in readings.items():
         masks.append({"hash": digest, "calls": [c["call"] for c in users[digest]],
                       "sites": sorted({c["site"] for c in users[digest] if c.get("site")}),
-                      "from": (users[digest][0].get("mask") or {}).get("from"),
+                      "from": (users[digest][0].get("mask") or {}).get("from"), "intent": judged.get(digest),
                       "diagnosis": report.to_json(diag, info, lang)})
     return report.dumps({
         "schema": SCHEMA, "folder": folder, "complete": bool(document.get("complete")),

@@ -13,6 +13,7 @@ import sys
 import torch
 
 from maskattn_tui.capture import tables, weights
+from maskattn_tui.capture.hf_intent import Built, CacheWatch, builder_context, call_intent
 
 
 def _transformers():
@@ -20,13 +21,14 @@ def _transformers():
     never makes a torch-only script import it (install() is tried again at
     every outermost module forward, so a script that imports transformers
     after capture started is seen from its first forward on)."""
-    if "transformers.modeling_utils" not in sys.modules:  # (masking_utils then costs little)
-        return None
+    loaded = sys.modules.get("transformers.modeling_utils")  # (masking_utils then costs little)
+    if loaded is None or getattr(getattr(loaded, "__spec__", None), "_initializing", False):
+        return None  # not imported, or still being imported (the mode sees torch calls made meanwhile)
     try:
-        from transformers import masking_utils, modeling_utils
+        from transformers import cache_utils, masking_utils, modeling_utils
     except ImportError:
         return None
-    return modeling_utils, masking_utils
+    return modeling_utils, masking_utils, cache_utils
 
 
 _ARGUMENTS = ("module", "query", "key", "value", "attention_mask")
@@ -37,6 +39,9 @@ class HfHooks:
         self.recorder = recorder
         self._undo: list = []
         self._wrapped: dict = {}
+        #: the intent side (hf_intent.py): cache positions, which builder made a mask
+        self.caches = CacheWatch()
+        self.built = Built()
 
     installed = False
 
@@ -47,7 +52,7 @@ class HfHooks:
         if found is None:
             return
         self.installed = True
-        modeling_utils, masking_utils = found
+        modeling_utils, masking_utils, cache_utils = found
         cls = modeling_utils.AttentionInterface
         original = cls.get_interface
         hooks = self
@@ -67,6 +72,8 @@ class HfHooks:
             had_local = name in registry._local_mapping
             registry[name] = self._builder(builder, name)
             self._undo.append(functools.partial(_put_back, registry, name, builder, had_local))
+        self.caches.install(cache_utils)
+        self._undo.append(self.caches.remove)
 
     def remove(self) -> None:
         for undo in reversed(self._undo):
@@ -78,7 +85,7 @@ class HfHooks:
         key = (fn, implementation)
         wrapped = self._wrapped.get(key)
         if wrapped is None:
-            recorder = self.recorder
+            recorder, hooks = self.recorder, self
 
             @functools.wraps(fn)
             def attention(*args, **kwargs):
@@ -89,8 +96,13 @@ class HfHooks:
                 query = named.get("query")
                 if not isinstance(query, torch.Tensor) or not isinstance(named.get("key"), torch.Tensor):
                     return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
-                entry = (named.get("module"), query, named["key"], named.get("attention_mask"), implementation, kwargs,
-                         recorder.qk)
+                module, mask = named.get("module"), named.get("attention_mask")
+                try:
+                    intent = (hooks.caches.take(getattr(module, "layer_idx", None), named["key"]),
+                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward))
+                except Exception:  # noqa: BLE001 - capture must not break the run
+                    intent = (None, (None, None))
+                entry = (module, query, named["key"], mask, implementation, kwargs, recorder.qk, intent)
                 index = recorder.record("hf", _hf_call, entry)
                 with recorder.within(index, query.shape[-2]):
                     return fn(*args, **kwargs)
@@ -99,13 +111,21 @@ class HfHooks:
         return wrapped
 
     def _builder(self, fn, name: str):
-        recorder = self.recorder
+        recorder, built = self.recorder, self.built
 
         @functools.wraps(fn)
         def build(*args, **kwargs):
             out = fn(*args, **kwargs)
             if not torch.compiler.is_compiling():
-                recorder.record("hf-mask", _hf_mask, (name, kwargs, out))
+                try:
+                    context = builder_context()
+                except Exception:  # noqa: BLE001 - capture must not break the run
+                    context = {"builder": None, "overlays": []}
+                index = recorder.record("hf-mask", _hf_mask, (name, kwargs, out, context))
+                try:
+                    built.add(out, index, {**context, "q_len": kwargs.get("q_length")}, recorder.sites.forward)
+                except Exception:  # noqa: BLE001
+                    pass
             return out
         return build
 
@@ -118,7 +138,7 @@ def _put_back(registry, name: str, builder, had_local: bool) -> None:
 
 
 def _hf_call(entry: tuple, store) -> dict:
-    module, query, key, mask, implementation, kwargs, qk = entry
+    module, query, key, mask, implementation, kwargs, qk, intent = entry
     rows, keys = query.shape[-2], key.shape[-2]
     window = kwargs.get("sliding_window")
     out = {"implementation": implementation, "q_len": rows, "k_len": keys, "batch": query.shape[0],
@@ -136,6 +156,7 @@ def _hf_call(entry: tuple, store) -> dict:
         scale = out["scale"] if out["scale"] is not None else getattr(module, "scaling", None)
         out["weights"] = weights.keep(qk, query, key, scale if isinstance(scale, (int, float)) else None,
                                       out["softcap"])
+    out["intent"] = call_intent(module, query, key, kwargs, *intent)
     return out
 
 
@@ -148,7 +169,7 @@ def _layer_type(module) -> str | None:
 
 
 def _hf_mask(entry: tuple, store) -> dict:
-    name, kwargs, out = entry
+    name, kwargs, out, context = entry
     padding = kwargs.get("attention_mask")
     function = kwargs.get("mask_function")
     return {"implementation": name, "batch": kwargs.get("batch_size"), "q_len": kwargs.get("q_length"),
@@ -158,7 +179,7 @@ def _hf_mask(entry: tuple, store) -> dict:
             "padding_mask": None if padding is None else {**tables.describe(padding),
                                                           "hash": store.put(padding.reshape(padding.shape[0], -1))
                                                           if padding.dim() == 2 else None},
-            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out)}
+            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out), **context}
 
 
 def _int(value):

@@ -61,6 +61,9 @@ def read_calls(folder: str) -> list[dict]:
                 record["call"] = len(calls)
                 if record.get("within") is not None:
                     record["within"] = numbers.get(record["within"])
+                intent = record.get("intent")
+                if isinstance(intent, dict) and intent.get("builder_call") is not None:
+                    intent["builder_call"] = numbers.get(intent["builder_call"])
                 calls.append(record)
     return calls
 

@@ -42,6 +42,9 @@ class CaptureMode(TorchFunctionMode):
         super().__init__()
         self.recorder = recorder
         self.flex = _flex_op()
+        #: transformers' hooks (hf.py), installed at the first torch call after transformers is imported:
+        #: generate() builds a static cache's masks before the model's first forward
+        self.hf = None
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -50,6 +53,11 @@ class CaptureMode(TorchFunctionMode):
         # it runs, and that call is seen here like any eager one.
         if torch.compiler.is_compiling():
             return func(*args, **kwargs)
+        if self.hf is not None and not self.hf.installed:
+            try:
+                self.hf.install()
+            except Exception:  # noqa: BLE001 - capture must not break the run (hf.py: tried again later)
+                self.hf = None
         out = func(*args, **kwargs)
         if func is _SDPA:
             self.recorder.record("sdpa", self._sdpa, _bound(_SDPA_NAMES, args, kwargs))

@@ -66,6 +66,7 @@ class Capture:
         self._recorder.sites.on_root = self._hf.install
         self._recorder.sites.modules = ModuleCalls(self._recorder, self._recorder.sites._names)
         self._hf.install()
+        self._mode.hf = self._hf
         self._mode.__enter__()
         self._wrap_threads()
         global _FORK_HOOKED

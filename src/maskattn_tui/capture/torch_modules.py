@@ -143,6 +143,13 @@ def _positions(entry, store) -> dict:
     real = None
     if isinstance(padding, torch.Tensor) and padding.dim() == 2 and padding.shape[-1] == ids.shape[-1]:
         real = padding.detach().cpu().bool().expand(ids.shape[0], -1)
+    elif isinstance(padding, torch.Tensor) and padding.dim() == 4 and padding.shape[-1] >= ids.shape[-1] and \
+            padding.shape[-2] == ids.shape[-1] and padding.shape[0] in (1, ids.shape[0]):
+        # a 4-D mask built ahead (a static cache's generate): from an empty cache, token i is key i, and a
+        # PAD token is the key no query sees
+        seen = padding.detach().cpu()
+        seen = seen if seen.dtype == torch.bool else seen > torch.finfo(seen.dtype).min / 2
+        real = seen[..., :ids.shape[-1]].any(dim=-2).any(dim=1).expand(ids.shape[0], -1)
     rows = []
     for b, row in enumerate(ids[:64]):
         values = [int(v) for v, keep in zip(row, real[b] if real is not None else [True] * row.numel()) if keep]

@@ -1,0 +1,261 @@
+"""`doctor DIR`: every Hugging Face attention call checked against its own
+intent, as capture recorded it (hf_intent.py): the intent from the layer's
+type, config and mask builder (intent/from_call.py), its table over the
+call's absolute positions (intent/table.py), and the table that really ran
+— the SDPA call inside the layer when there is one, else the layer's mask —
+compared cell by cell. The table a call saw is its mask over the key slots
+the cache filled: a slot the cache left unused is neither PAD nor a key,
+and seeing one is an error like any other differing cell. Needs numpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from maskattn_tui.capture import manifest
+from maskattn_tui.intent.from_call import layer_intent
+from maskattn_tui.intent.table import LayerIntent, intended_table
+
+#: differing cells kept per finding (the count is always whole)
+CELLS = 64
+
+
+def positions(encoded) -> np.ndarray | None:
+    """[[0, 3], [-1, 2]] -> [0, 1, 2, -1, -1] (hf_intent.runs undone)."""
+    if not isinstance(encoded, list):
+        return None
+    parts = []
+    for first, count in encoded:
+        parts.append(np.full(count, -1) if first < 0 else np.arange(first, first + count))
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class Checked:
+    """One layer call against its intent."""
+
+    call: dict
+    intent: LayerIntent
+    ran: list[int]  # the calls whose tables were compared (the SDPA inside, or the layer itself)
+    cells: list[dict] = field(default_factory=list)
+    count: int = 0  # differing cells over every batch row and head
+    unused_seen: int = 0  # of which: unused cache slots made visible
+    empty_rows_meant: bool = True  # every query row with no visible key is one the intent leaves empty too
+
+
+@dataclass
+class Report:
+    checked: list[Checked] = field(default_factory=list)
+    unknown: list[tuple[dict, str]] = field(default_factory=list)  # (call, reason key)
+
+    def covered(self) -> set[int]:
+        """Calls whose reading the intent check replaces: the layer calls
+        checked and the calls that ran inside them."""
+        return {c.call["call"] for c in self.checked} | {r for c in self.checked for r in c.ran}
+
+    def matched(self) -> set[int]:
+        return {n for c in self.checked if c.count == 0 for n in (c.call["call"], *c.ran)}
+
+    def meant(self) -> frozenset:
+        """Calls that match their intent, empty rows included."""
+        return frozenset(n for c in self.checked if c.count == 0 and c.empty_rows_meant
+                         for n in (c.call["call"], *c.ran))
+
+
+class _Tables:
+    def __init__(self, folder: str) -> None:
+        self.folder, self._cache = folder, {}
+
+    def visible(self, digest: str) -> np.ndarray:
+        """A stored table as True = visible (bool as is, additive > its block level)."""
+        if digest not in self._cache:
+            from maskattn_tui.doctor.representation import Reading, classify
+
+            table = np.load(manifest.mask_path(self.folder, digest), allow_pickle=False)
+            self._cache[digest] = table if table.dtype == np.bool_ else \
+                Reading(table, classify(table)).band(0, table.shape[0])
+        return self._cache[digest]
+
+
+def _ran(call: dict, calls: list[dict]) -> list[dict]:
+    inner = [c for c in calls if c.get("within") == call["call"] and c.get("kind") == "sdpa"]
+    return inner or [call]
+
+
+def _slices(ran: dict, tables: _Tables, rows: int, keys: int):
+    """(batch, head, visible table) of a call, or None when no table is known."""
+    mask = ran.get("mask")
+    if mask is None:
+        if ran.get("kind") == "hf" and ran.get("implementation") == "eager":
+            return [(0, 0, np.ones((rows, keys), dtype=bool))]  # eager adds nothing: every key visible
+        return None
+    return [(b, h, tables.visible(d)) for b, row in enumerate(mask.get("hashes", [])) for h, d in enumerate(row)]
+
+
+def _padding(call: dict, by_number: dict, tables: _Tables) -> np.ndarray | None:
+    """The 2-D attention_mask the call's mask builder was given ([B, L], True = real)."""
+    builder = by_number.get((call.get("intent") or {}).get("builder_call"))
+    digest = ((builder or {}).get("padding_mask") or {}).get("hash")
+    if not digest:
+        return None
+    return np.load(manifest.mask_path(tables.folder, digest), allow_pickle=False).astype(bool)
+
+
+def _key_valid(padding: np.ndarray | None, b: int, k_pos: np.ndarray):
+    if padding is None:
+        return None, 0
+    row = padding[min(b, padding.shape[0] - 1)]
+    inside = (k_pos >= 0) & (k_pos < row.size)
+    # beyond the 2-D mask transformers pads with False (prepare_padding_mask)
+    valid = np.where(inside, row[np.clip(k_pos, 0, max(row.size - 1, 0))], False)
+    left = int(np.argmax(row)) if row.any() else row.size
+    return valid, left
+
+
+def check(folder: str, calls: list[dict]) -> Report:
+    report, tables = Report(), _Tables(folder)
+    by_number = {c["call"]: c for c in calls}
+    for call in calls:
+        record = call.get("intent") if call.get("kind") == "hf" else None
+        if not isinstance(record, dict):
+            continue
+        intent, why = layer_intent(record)
+        k_pos = positions(record.get("k_pos"))
+        q_pos = positions(record.get("q_pos"))
+        if intent is not None and intent.kind == "cross" and q_pos is None:
+            q_pos = np.arange(call["q_len"])
+        if intent is None or k_pos is None or q_pos is None or (q_pos.size, k_pos.size) != (
+                call["q_len"], call["k_len"]):
+            report.unknown.append((call, why or "positions"))
+            continue
+        ran = _ran(call, calls)
+        padding = _padding(call, by_number, tables)
+        result = Checked(call, intent, [r["call"] for r in ran if r is not call])
+        known = False
+        for inner in ran:
+            slices = _slices(inner, tables, call["q_len"], call["k_len"])
+            if slices is None:
+                continue
+            known = True
+            batches = max(len(inner["mask"]["hashes"]) if inner.get("mask") else 1,
+                          padding.shape[0] if padding is not None else 1)
+            by_batch: dict[int, list] = {}
+            for b, h, table in slices:
+                by_batch.setdefault(b, []).append((h, table))
+            for b in range(batches):
+                valid, left = _key_valid(padding, b, k_pos)
+                want = intended_table(intent, q_pos, k_pos, key_valid=valid, left_padding=left)
+                for h, table in by_batch[min(b, len(by_batch) - 1)]:
+                    _compare(result, inner, b, h, table, want, q_pos, k_pos)
+        if known:
+            report.checked.append(result)
+        else:
+            report.unknown.append((call, "no_table"))
+    return report
+
+
+def _compare(result: Checked, ran: dict, b: int, h: int, table: np.ndarray, want: np.ndarray,
+             q_pos: np.ndarray, k_pos: np.ndarray) -> None:
+    if table.shape != want.shape:
+        result.count += want.size
+        result.cells.append({"call": ran["call"], "batch": b, "head": h, "shape": list(table.shape)})
+        return
+    empty = ~table.any(axis=1)
+    if np.any(empty & want.any(axis=1)):
+        result.empty_rows_meant = False
+    rows, slots = np.nonzero(table != want)
+    result.count += rows.size
+    result.unused_seen += int(np.count_nonzero(k_pos[slots] < 0))
+    for r, s in zip(rows[:max(CELLS - len(result.cells), 0)], slots):
+        result.cells.append({"call": ran["call"], "batch": b, "head": h, "row": int(r), "slot": int(s),
+                             "q": int(q_pos[r]), "k": int(k_pos[s]) if k_pos[s] >= 0 else None,
+                             "seen": bool(table[r, s]), "meant": bool(want[r, s])})
+
+
+# --- findings ---------------------------------------------------------------
+
+def _intent_params(intent: LayerIntent) -> dict:
+    return {"kind": intent.kind, "window": intent.window, "chunk": intent.chunk, "source": intent.source}
+
+
+def findings(report: Report) -> list[dict]:
+    """intent-differs (error: by site and layer, with the cells), intent-matches
+    (info: how many calls matched which intents), intent-unknown (info)."""
+    out: list[dict] = []
+    groups: dict[tuple, list[Checked]] = {}
+    for checked in report.checked:
+        if checked.count:
+            key = (checked.call.get("site"), checked.call.get("layer"), checked.intent)
+            groups.setdefault(key, []).append(checked)
+    for (site, layer, intent), group in groups.items():
+        cells = [cell for c in group for cell in c.cells][:CELLS]
+        out.append({"code": "intent-differs", "level": "error", "calls": [c.call["call"] for c in group],
+                    "params": {"site": site, "layer": layer, **_intent_params(intent),
+                               "steps": sorted({c.call["generate_step"] for c in group
+                                                if c.call.get("generate_step") is not None}),
+                               "forwards": sorted({c.call["forward"] for c in group
+                                                   if c.call.get("forward") is not None}),
+                               "count": sum(c.count for c in group),
+                               "unused": sum(c.unused_seen for c in group)},
+                    "cells": cells})
+    good = [c for c in report.checked if not c.count]
+    if good:
+        kinds: dict[LayerIntent, int] = {}
+        for c in good:
+            bare = LayerIntent(c.intent.kind, c.intent.window, c.intent.chunk)
+            kinds[bare] = kinds.get(bare, 0) + 1
+        out.append({"code": "intent-matches", "level": "info", "calls": [c.call["call"] for c in good],
+                    "params": {"intents": [{**_intent_params(k), "calls": n} for k, n in kinds.items()]}})
+    reasons: dict[str, list[int]] = {}
+    for call, why in report.unknown:
+        reasons.setdefault(why, []).append(call["call"])
+    for why, numbers in reasons.items():
+        out.append({"code": "intent-unknown", "level": "info", "calls": numbers, "params": {"reason": why}})
+    return out
+
+
+def intent_text(params: dict, lang: str) -> str:
+    from maskattn_tui.i18n import t
+
+    return t(f"capture.intent.kind.{params['kind']}", lang, window=params.get("window"), chunk=params.get("chunk"))
+
+
+def _cells_text(cells: list[dict], lang: str, limit: int = 6) -> str:
+    from maskattn_tui.i18n import t
+
+    batches = len({c.get("batch") for c in cells}) > 1 or any(c.get("batch") for c in cells)
+    parts = []
+    for cell in cells[:limit]:
+        if "row" not in cell:
+            parts.append(t("capture.intent.cell.shape", lang, shape="x".join(map(str, cell["shape"]))))
+            continue
+        key = "seen" if cell["seen"] else "hidden"
+        if cell["k"] is None:
+            key = "unused"
+        parts.append((f"b{cell['batch']} " if batches else "") + t(
+            f"capture.intent.cell.{key}", lang, q=cell["q"], k=cell["k"], slot=cell["slot"]))
+    more = len(cells) - limit
+    return "; ".join(parts) + (t("capture.intent.cell.more", lang, more=more) if more > 0 else "")
+
+
+def message(finding: dict, calls_text: str, lang: str) -> str:
+    """The text of an intent-* finding."""
+    from maskattn_tui.capture.summary import ranges
+    from maskattn_tui.i18n import t
+
+    p, code = finding["params"], finding["code"]
+    if code == "intent-differs":
+        if p["steps"]:
+            when = t("capture.intent.steps", lang, steps=ranges(p["steps"]))
+        else:
+            when = t("capture.steps.forwards", lang, forwards=ranges(p["forwards"]) or "-")
+        return t("capture.finding.intent-differs", lang, calls=calls_text, site=p["site"] or "-",
+                 layer=p["layer"] if p["layer"] is not None else "-", when=when, intent=intent_text(p, lang),
+                 source=p["source"], count=p["count"], cells=_cells_text(finding.get("cells", []), lang))
+    if code == "intent-matches":
+        intents = ", ".join(f"{intent_text(i, lang)} ×{i['calls']}" for i in p["intents"])
+        return t("capture.finding.intent-matches", lang, calls=calls_text, count=len(finding["calls"]),
+                 intents=intents)
+    return t("capture.finding.intent-unknown", lang, calls=calls_text,
+             reason=t(f"capture.intent.unknown.{p['reason']}", lang))
