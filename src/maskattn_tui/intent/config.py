@@ -86,7 +86,7 @@ def _default_types(mt: str, cfg: dict, n: int | None) -> tuple[list[str] | None,
     if mt in ("mistral", "mixtral", "phi3", "starcoder2"):
         window = given("sliding_window", 4096 if mt == "mistral" else None)
         return (None, "") if window is None else (["sliding_attention"] * need_n(), "config.sliding_window")
-    if mt in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"):
+    if mt in ("qwen2", "qwen3"):
         if not given("use_sliding_window", False) or given("sliding_window", 4096) is None:
             return None, ""
         first = given("max_window_layers", 28)
