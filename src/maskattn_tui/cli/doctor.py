@@ -229,6 +229,7 @@ def _run_hf(args, lang: str) -> int:
         document = report.to_json(diag, pair.info, lang, pair.findings)
         document["attention_mask"] = list(args.attention_mask)
         document["expected_position_ids"] = list(pair.expected_positions)
+        document["packed_documents"] = None if pair.documents is None else [list(d) for d in pair.documents]
         _write(report.dumps(document))
     else:
         _write(report.human(diag, pair.info, lang, pair.table, pair.findings))
