@@ -182,16 +182,22 @@ def _intent_params(intent: LayerIntent) -> dict:
 def findings(report: Report) -> list[dict]:
     """intent-differs (error: by site and layer, with the cells), intent-matches
     (info: how many calls matched which intents), intent-unknown (info)."""
+    from maskattn_tui.capture.summary import sites_text
+
     out: list[dict] = []
     groups: dict[tuple, list[Checked]] = {}
     for checked in report.checked:
-        if checked.count:
-            key = (checked.call.get("site"), checked.call.get("layer"), checked.intent)
+        if checked.count:  # one finding per place (layers folded) and intent
+            key = (sites_text([checked.call]).replace(str(checked.call.get("layer")), "#"), checked.intent)
             groups.setdefault(key, []).append(checked)
-    for (site, layer, intent), group in groups.items():
-        cells = [cell for c in group for cell in c.cells][:CELLS]
+    for (_, intent), group in groups.items():
+        cells = [{**cell, "site": c.call.get("site"), "layer": c.call.get("layer"),
+                  "generate_step": c.call.get("generate_step"), "forward": c.call.get("forward")}
+                 for c in group for cell in c.cells][:CELLS]
         out.append({"code": "intent-differs", "level": "error", "calls": [c.call["call"] for c in group],
-                    "params": {"site": site, "layer": layer, **_intent_params(intent),
+                    "params": {"site": sites_text([c.call for c in group]),
+                               "layers": sorted({c.call["layer"] for c in group if c.call.get("layer") is not None}),
+                               **_intent_params(intent),
                                "steps": sorted({c.call["generate_step"] for c in group
                                                 if c.call.get("generate_step") is not None}),
                                "forwards": sorted({c.call["forward"] for c in group
@@ -225,6 +231,7 @@ def _cells_text(cells: list[dict], lang: str, limit: int = 6) -> str:
     from maskattn_tui.i18n import t
 
     batches = len({c.get("batch") for c in cells}) > 1 or any(c.get("batch") for c in cells)
+    places = len({(c.get("layer"), c.get("generate_step"), c.get("forward")) for c in cells}) > 1
     parts = []
     for cell in cells[:limit]:
         if "row" not in cell:
@@ -233,10 +240,14 @@ def _cells_text(cells: list[dict], lang: str, limit: int = 6) -> str:
         key = "seen" if cell["seen"] else "hidden"
         if cell["k"] is None:
             key = "unused"
-        parts.append((f"b{cell['batch']} " if batches else "") + t(
-            f"capture.intent.cell.{key}", lang, q=cell["q"], k=cell["k"], slot=cell["slot"]))
+        where = "" if not places else t("capture.intent.cell.where", lang, layer=cell.get("layer"),
+                                        step=cell["generate_step"]) if cell.get("generate_step") is not None else \
+            t("capture.intent.cell.where_forward", lang, layer=cell.get("layer"), forward=cell.get("forward"))
+        parts.append(where
+                     + (t("capture.intent.cell.batch", lang, b=cell["batch"]) if batches else "")
+                     + t(f"capture.intent.cell.{key}", lang, q=cell["q"], k=cell["k"], slot=cell["slot"]))
     more = len(cells) - limit
-    return "; ".join(parts) + (t("capture.intent.cell.more", lang, more=more) if more > 0 else "")
+    return t("doctor.report.join", lang).join(parts) + (t("capture.intent.cell.more", lang, more=more) if more > 0 else "")
 
 
 def message(finding: dict, calls_text: str, lang: str) -> str:
@@ -246,12 +257,14 @@ def message(finding: dict, calls_text: str, lang: str) -> str:
 
     p, code = finding["params"], finding["code"]
     if code == "intent-differs":
-        if p["steps"]:
-            when = t("capture.intent.steps", lang, steps=ranges(p["steps"]))
+        steps = p["steps"]
+        if steps:
+            kind = "prefill" if steps == [0] else "decode" if 0 not in steps else "both"
+            when = t(f"capture.steps.{kind}", lang, steps=ranges(steps))
         else:
             when = t("capture.steps.forwards", lang, forwards=ranges(p["forwards"]) or "-")
         return t("capture.finding.intent-differs", lang, calls=calls_text, site=p["site"] or "-",
-                 layer=p["layer"] if p["layer"] is not None else "-", when=when, intent=intent_text(p, lang),
+                 layer=ranges(p["layers"]) or "-", when=when, intent=intent_text(p, lang),
                  source=p["source"], count=p["count"], cells=_cells_text(finding.get("cells", []), lang))
     if code == "intent-matches":
         intents = ", ".join(f"{intent_text(i, lang)} ×{i['calls']}" for i in p["intents"])

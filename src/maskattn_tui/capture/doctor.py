@@ -98,11 +98,8 @@ def _over_used_slots(calls: list[dict], readings: dict, judged: dict) -> dict:
     users = mask_users(primary(calls))
     out = dict(readings)
     for digest in judged:
-        first = next((c for c in users[digest] if isinstance(c.get("intent"), dict)), None)
-        if first is None:  # the SDPA call inside a layer: its layer holds the positions
-            inner = users[digest][0]
-            first = next((c for c in calls if c["call"] == inner.get("within")), None)
-        k_pos = against_intent.positions(((first or {}).get("intent") or {}).get("k_pos"))
+        first = (layer_calls(users[digest], calls) or [{}])[0]
+        k_pos = against_intent.positions((first.get("intent") or {}).get("k_pos"))
         mask, info, _ = readings[digest]
         if k_pos is None or k_pos.size != mask.shape[1] or k_pos.min() >= 0:
             continue
@@ -113,6 +110,30 @@ def _over_used_slots(calls: list[dict], readings: dict, judged: dict) -> dict:
             info = dataclasses.replace(info, shape=(*tuple(info.shape)[:-1], used.size))
         out[digest] = (table, info, diagnose(table, _polarity(users[digest][0]), info))
     return out
+
+
+def layer_calls(users: list[dict], calls: list[dict]) -> list[dict]:
+    """The HF layer calls behind these calls (an SDPA call inside a layer: that layer)."""
+    by_number = {c["call"]: c for c in calls}
+    found = [c if isinstance(c.get("intent"), dict) else by_number.get(c.get("within")) for c in users]
+    return [c for c in found if c is not None and isinstance(c.get("intent"), dict)]
+
+
+def _intent_rule(diag, layers: list[dict], lang: str) -> str:
+    """A mask that matches its intent, in the intent's words (a 1 x K
+    cross-attention row is not "causal"), then the reading's PAD keys."""
+    from maskattn_tui.doctor.report import rule_text
+    from maskattn_tui.intent.from_call import layer_intent
+
+    named = []
+    for call in layers:
+        intent = layer_intent(call["intent"])[0]
+        if intent is not None:
+            text = against_intent.intent_text({"kind": intent.kind, "window": intent.window,
+                                               "chunk": intent.chunk}, lang)
+            named += [text] if text not in named else []
+    join = t("doctor.report.join", lang)
+    return join.join([" / ".join(named), *rule_text(diag, lang).split(join)[1:]])
 
 
 def _head(folder: str, document: dict, lang: str) -> list[str]:
@@ -135,7 +156,8 @@ def _head(folder: str, document: dict, lang: str) -> list[str]:
     return lines
 
 
-def mask_line(digest: str, diag, users: list[dict], lang: str, verdict: str | None = None) -> str:
+def mask_line(digest: str, diag, users: list[dict], lang: str, verdict: str | None = None,
+              layers: list[dict] | None = None) -> str:
     from maskattn_tui.doctor.report import rule_text
 
     mask = users[0].get("mask") or {}
@@ -149,7 +171,8 @@ def mask_line(digest: str, diag, users: list[dict], lang: str, verdict: str | No
     if isinstance(users[0].get("k_len"), int) and diag.shape[1] < users[0]["k_len"]:  # read over the filled slots
         source += t("capture.report.filled_slots", lang, used=diag.shape[1], slots=users[0]["k_len"])
     return t("capture.report.mask", lang, hash=digest[:10], rows=diag.shape[0], keys=diag.shape[1],
-             source=source, rule=rule_text(diag, lang),
+             source=source, rule=_intent_rule(diag, layers, lang) if verdict == "matches" and layers else
+             rule_text(diag, lang),
              findings=", ".join(codes) if codes else t("capture.report.no_findings", lang),
              count=len(users), calls=calls_text(users), sites=sites_text(users), steps=steps_text(users, lang))
 
@@ -160,7 +183,8 @@ def _human(folder: str, document: dict, readings: dict, found: list[dict], lang:
     if not readings:
         lines.append(t("capture.report.no_calls", lang))
     for digest, (_, _, diag) in readings.items():
-        lines.append("  " + mask_line(digest, diag, users[digest], lang, judged.get(digest)))
+        lines.append("  " + mask_line(digest, diag, users[digest], lang, judged.get(digest),
+                                      layer_calls(users[digest], document["calls"])))
     if found:
         lines.append(t("capture.report.findings", lang))
         for f in sorted(found, key=lambda f: ("error", "warning", "info").index(f["level"])):

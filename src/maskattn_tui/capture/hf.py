@@ -149,7 +149,10 @@ def _hf_call(entry: tuple, store) -> dict:
            "module_is_causal": getattr(module, "is_causal", None),
            "layer_type": _layer_type(module)}
     if isinstance(mask, torch.Tensor):
-        out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
+        try:
+            out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
+        except RuntimeError as exc:  # a mask that does not fit the keys (the implementation may drop it)
+            out["mask"], out["mask_error"] = None, f"{tables.describe(mask)['shape']}: {exc}"[:300]
     else:
         out["mask"] = None  # the implementation decides (sdpa: is_causal; the SDPA call inside shows it)
     if qk is not None:  # --weights

@@ -30,9 +30,10 @@ def layer_intent(record: dict) -> tuple[LayerIntent | None, str]:
     config = record.get("config") or {}
     module = record.get("module") or {}
     builder = record.get("builder")
-    built = f"built by {builder}" if builder else "no builder call seen"
+    built = builder or ""  # (sources are code words, the same in every language)
     if record.get("cross"):
-        return LayerIntent("cross", source=f"module.is_decoder and not module.is_causal; {built}"), ""
+        why = "module.is_decoder = True, module.is_causal = False"
+        return LayerIntent("cross", source=", ".join(s for s in (why, built) if s)), ""
     layer_type = record.get("layer_type")
     if layer_type in _NO_MASK:
         return None, "no_mask"
