@@ -275,3 +275,22 @@ def test_chinese_output(tmp_path):
     folder = _config(tmp_path, LlamaConfig(num_hidden_layers=1, **TINY))
     ran = run_main("doctor", _save(tmp_path, "d", np.ones((3, 3), dtype=bool)), "--config", folder, "--lang", "zh")
     assert ran.returncode == 1 and "对照" in ran.stdout and "因果" in ran.stdout
+
+
+@pytest.mark.parametrize("past,q_len", [(0, 3), (5, 1), (4, 2)])
+def test_a_static_cache_mask_and_its_past(tmp_path, past, q_len):
+    """A StaticCache's mask has keys for every slot: with --past the slots
+    after the written ones are unused; without it, the report says which
+    --past makes it match (or reads the unused slots as PAD-or-unused)."""
+    config = LlamaConfig(num_hidden_layers=1, **TINY)
+    folder = _config(tmp_path, config)
+    cache = filled_cache(config, past, static=9)
+    mask, _ = build("create_causal_mask", config, q_len=q_len, cache=cache, attention_mask=np.ones((1, past + q_len)))
+    path = _save(tmp_path, "s", mask)
+    code, doc = doctor_json(path, "--config", folder, "--past", str(past))
+    assert code == 0 and doc["unused_slots"] == 9 - past - q_len and doc["key_positions"] == [0, past + q_len - 1]
+    code, doc = doctor_json(path, "--config", folder)
+    if q_len > 1:  # the default places the queries last: a hint names the --past that fits
+        assert code == 1 and doc["sites"][0]["matches_with_past"] == past
+    else:  # one query: the unused slots are hidden from it, like PAD
+        assert code == 0 and doc["pad_keys_read"] == list(range(past + 1, 9))

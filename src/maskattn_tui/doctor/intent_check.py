@@ -153,3 +153,25 @@ def check(array: np.ndarray, path: str, batch, head, polarity: str, sites: list[
 def _key(intent: LayerIntent) -> LayerIntent:
     """Sites alike when their rule is (the source differs layer by layer)."""
     return LayerIntent(intent.kind, intent.window, intent.chunk, "", intent.window_bounds_groups)
+
+
+#: --past values tried for a hint: at most this many table cells built in all.
+HINT_CELLS = 1 << 26
+
+
+def past_that_matches(mask: np.ndarray, path: str, polarity: str, intent: LayerIntent, inputs: Inputs) -> int | None:
+    """The smallest --past under which `mask` (one slice) matches `intent`
+    when the default (keys - rows) does not: the queries earlier than the
+    last keys, as in a static cache whose slots after them are unused. None
+    when none does, or when trying would build too many cells."""
+    rows, keys = mask.shape
+    if intent.kind not in ("causal", "sliding", "chunked") or rows * keys * max(keys - rows, 1) > HINT_CELLS:
+        return None
+    reading = Reading(mask, classify(mask, path), polarity)
+    visible = reading.band(0, rows)
+    quiet = Inputs(inputs.attention_mask, inputs.token_type_ids)
+    for past in range(0, keys - rows):
+        geo = geometry(rows, keys, past, False)
+        if np.array_equal(table_for(intent, geo, visible, quiet), visible):
+            return past
+    return None

@@ -14,7 +14,8 @@ import numpy as np
 
 from maskattn_tui.doctor.config_file import read_config
 from maskattn_tui.doctor.expect_run import first_grid, result_lines, results_json
-from maskattn_tui.doctor.intent_check import Geometry, Inputs, SiteResult, check, geometry, table_for
+from maskattn_tui.doctor.intent_check import (Geometry, Inputs, SiteResult, check, geometry, past_that_matches,
+                                              table_for)
 from maskattn_tui.doctor.representation import Reading, classify
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -79,6 +80,11 @@ def _ends(pos: np.ndarray) -> list[int]:
     return [int(used.min()), int(used.max())] if used.size else []
 
 
+def _unused(geo: Geometry, lang: str) -> str:
+    n = int((geo.k_pos < 0).sum())
+    return t("intent.unused", lang, n=n) if n else ""
+
+
 def _span(pos: np.ndarray) -> str:
     return "-".join(map(str, _ends(pos))) or "-"
 
@@ -98,18 +104,24 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
     matched = [r for r in results if r.count == 0]
     ok = bool(matched) if args.layer is None else not results[0].count
     self_geo = geometry(rows, keys, past, False)
+    hints = {} if past is not None else {
+        id(r): p for r in results if r.count
+        for p in [past_that_matches(mask, info.path, polarity, r.intent, inputs)] if p is not None}
     if args.json:
-        write(_json(info, config_path, model, mask, polarity, self_geo, results, sites, inputs, args, ok, lang))
+        write(_json(info, config_path, model, mask, polarity, self_geo, results, sites, inputs, args, ok, lang,
+                    hints))
         return 0 if ok else 1
     total = rows * keys * max(1, array.size // mask.size)
     lines = [t("intent.header", lang, file=info.path, config=config_path, model=model, rows=rows, keys=keys,
-               q=_span(self_geo.q_pos), k=_span(self_geo.k_pos))]
+               q=_span(self_geo.q_pos), k=_span(self_geo.k_pos) + _unused(self_geo, lang))]
     for r in results:
         if r.count == 0:
             lines.append(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys,
                            options=_options(r, lang, blocks)))
         else:
             lines += result_lines(r.results, info.path, _options(r, lang, blocks), total, lang)
+            if id(r) in hints:
+                lines.append(t("intent.past_hint", lang, past=hints[id(r)], k=hints[id(r)] + rows))
     lines += _notes(results, sites, inputs, args, past, lang)
     if args.layer is not None and results[0].count:
         r, geo = results[0], geo_of(results[0].sites[0])
@@ -150,7 +162,7 @@ def _intent_json(intent: LayerIntent) -> dict:
 
 
 def _json(info, config_path, model, mask, polarity, geo: Geometry, results, sites, inputs: Inputs, args,
-          ok: bool, lang: str) -> str:
+          ok: bool, lang: str, hints: dict) -> str:
     from maskattn_tui.doctor import report
 
     out_sites = []
@@ -160,7 +172,7 @@ def _json(info, config_path, model, mask, polarity, geo: Geometry, results, site
             "layers": [s.name for s in r.sites], "layer_type": r.sites[0].layer_type,
             "intent": _intent_json(r.sites[0].intent), "match": r.count == 0, "differs_count": r.count,
             "differs": [list(c) for c in first.comparison.cells], "shown_but_hidden": first.extra,
-            "hidden_but_shown": first.missing,
+            "hidden_but_shown": first.missing, "matches_with_past": hints.get(id(r)),
             "slices": results_json(r.results) if len(r.results) > 1 or r.results[0].index else None,
         })
     return report.dumps({

@@ -93,7 +93,7 @@ def _default_types(mt: str, cfg: dict, n: int | None) -> tuple[list[str] | None,
         return (["sliding_attention" if i >= first else "full_attention" for i in range(need_n())],
                 "config.use_sliding_window, config.max_window_layers")
     if mt in ("gemma2", "gpt_oss"):
-        return _pattern(need_n(), 2), "every second layer full (model default)"
+        return _pattern(need_n(), 2), f"{mt} default layer_types (1 in 2 full_attention)"
     if mt in ("gemma3_text", "cohere2"):
         every = given("sliding_window_pattern", 6 if mt == "gemma3_text" else 4)
         return _pattern(need_n(), every), f"config.sliding_window_pattern = {every}"
@@ -133,7 +133,8 @@ def _layer_intent(kind: str, i: int, mt: str, cfg: dict, *, bidirectional: bool,
             return LayerIntent("bidirectional_sliding", window=window // 2,
                                source=f"{where}, config.sliding_window // 2 (use_bidirectional_attention)")
         if bidirectional:
-            return LayerIntent("bidirectional_sliding", window=window, source=f"{where}, config.sliding_window")
+            field = "config.local_attention // 2" if mt == "modernbert" else "config.sliding_window"
+            return LayerIntent("bidirectional_sliding", window=window, source=f"{where}, {field}")
         return LayerIntent("sliding", window=window, source=f"{where}, config.sliding_window",
                            window_bounds_groups=blocks)
     if kind == "chunked_attention" and not bidirectional:
@@ -176,9 +177,9 @@ def derive(cfg: object, *, token_types: bool = False) -> list[Site]:
     if cfg.get("is_encoder_decoder"):
         if any(cfg.get(f) not in (None, False) for f in LOCAL_FIELDS) or cfg.get("layer_types"):
             raise MaskattnError("intent_special", model=mt)
-        return [Site("encoder", "encoder", LayerIntent("bidirectional", source="encoder self-attention")),
-                Site("decoder", "decoder", LayerIntent("causal", source="decoder self-attention")),
-                Site("cross", "cross", LayerIntent("cross", source="decoder cross-attention (encoder keys)"))]
+        return [Site("encoder", "encoder", LayerIntent("bidirectional", source="config.is_encoder_decoder: encoder")),
+                Site("decoder", "decoder", LayerIntent("causal", source="config.is_encoder_decoder: decoder")),
+                Site("cross", "cross", LayerIntent("cross", source="config.is_encoder_decoder: cross"))]
     encoder = mt in ENCODERS and not text.get("is_decoder")
     if not encoder and not _is_decoder(mt, outer, cfg, text):
         raise MaskattnError("intent_unknown_model", model=mt)
@@ -196,7 +197,7 @@ def derive(cfg: object, *, token_types: bool = False) -> list[Site]:
     if types is None:  # every layer alike: one site stands for all
         kind = "full_attention"
         intent = _layer_intent(kind, 0, mt, text, bidirectional=bidirectional, blocks=token_types,
-                               source="every layer (no local-attention field)")
+                               source="config: no layer_types, sliding_window, attention_chunk_size")
         sites = [Site("*", kind, intent)]
     else:
         sites = [Site(str(i), k, None if k in NO_MASK else _layer_intent(
