@@ -294,3 +294,17 @@ def test_a_static_cache_mask_and_its_past(tmp_path, past, q_len):
         assert code == 1 and doc["sites"][0]["matches_with_past"] == past
     else:  # one query: the unused slots are hidden from it, like PAD
         assert code == 0 and doc["pad_keys_read"] == list(range(past + 1, 9))
+
+
+def test_every_json_field_is_documented(tmp_path):
+    from pathlib import Path
+
+    import maskattn_tui
+
+    docs = (Path(maskattn_tui.__file__).parents[2] / "docs" / "json.md").read_text(encoding="utf-8")
+    section = docs.split('"maskattn-doctor-intent/1"', 1)[1].split("\n## ", 1)[0]
+    folder = _config(tmp_path, _gemma_text())
+    code, doc = doctor_json(_save(tmp_path, "m", np.tril(np.ones((4, 4), dtype=bool))), "--config", folder)
+    assert code == 0
+    named = set(doc) | set(doc["sites"][0]) | set(doc["sites"][0]["intent"])
+    assert not {f for f in named if f"`{f}`" not in section}
