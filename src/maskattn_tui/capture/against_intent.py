@@ -90,7 +90,16 @@ def _slices(ran: dict, tables: _Tables, rows: int, keys: int):
         if ran.get("kind") == "hf" and ran.get("implementation") == "eager":
             return [(0, 0, np.ones((rows, keys), dtype=bool))]  # eager adds nothing: every key visible
         return None
-    return [(b, h, tables.visible(d)) for b, row in enumerate(mask.get("hashes", [])) for h, d in enumerate(row)]
+    out = []
+    for b, row in enumerate(mask.get("hashes", [])):
+        for h, digest in enumerate(row):
+            table = tables.visible(digest)
+            if table.shape[0] == rows and table.shape[1] < keys:
+                # transformers gives SDPA the first slots only (a static cache's prefill with is_causal):
+                # the slots left out are seen by no query
+                table = np.concatenate([table, np.zeros((rows, keys - table.shape[1]), dtype=bool)], axis=1)
+            out.append((b, h, table))
+    return out
 
 
 def _padding(call: dict, by_number: dict, tables: _Tables) -> np.ndarray | None:

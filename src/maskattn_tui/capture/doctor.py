@@ -200,10 +200,15 @@ def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: 
     users = mask_users(primary(document["calls"]))
     masks = []
     for digest, (_, info, diag) in readings.items():
+        diagnosis = report.to_json(diag, info, lang)
+        if judged.get(digest) == "matches":  # the table-only warnings the calls' own intent settled
+            findings = diagnosis.get("findings") or []
+            diagnosis["findings"] = [f for f in findings if f.get("level") == "info"]
+            diagnosis["settled_by_intent"] = [f["code"] for f in findings if f.get("level") != "info"]
         masks.append({"hash": digest, "calls": [c["call"] for c in users[digest]],
                       "sites": sorted({c["site"] for c in users[digest] if c.get("site")}),
                       "from": (users[digest][0].get("mask") or {}).get("from"), "intent": judged.get(digest),
-                      "diagnosis": report.to_json(diag, info, lang)})
+                      "diagnosis": diagnosis})
     return report.dumps({
         "schema": SCHEMA, "folder": folder, "complete": bool(document.get("complete")),
         "command": document.get("command"), "exception": document.get("exception"),
