@@ -308,3 +308,37 @@ def test_every_json_field_is_documented(tmp_path):
     assert code == 0
     named = set(doc) | set(doc["sites"][0]) | set(doc["sites"][0]["intent"])
     assert not {f for f in named if f"`{f}`" not in section}
+
+
+def test_masks_a_tiny_model_really_received_in_generation(tmp_path):
+    """A random 2-layer Gemma 3 (eager: additive float masks), prefill of 6
+    then two decode steps over a DynamicCache (its sliding layer keeps the
+    last window): every mask each layer's attention received reads as its
+    layer's intent given the step's --past; the full layer's decode mask
+    given to the sliding layer (a decode that forgot the window, nanochat
+    #452) differs exactly on the keys before the window."""
+    from transformers import DynamicCache, Gemma3ForCausalLM
+
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"],
+                              sliding_window=3, intermediate_size=8, attn_implementation="eager", **TINY)
+    folder = _config(tmp_path, config)
+    model = Gemma3ForCausalLM(config).eval()
+    seen = []
+    for i, layer in enumerate(model.model.layers):
+        layer.self_attn.register_forward_pre_hook(
+            lambda mod, args, kwargs, i=i: seen.append((i, kwargs["attention_mask"])), with_kwargs=True)
+    cache = DynamicCache(config=config)
+    pasts = []
+    with torch.no_grad():
+        for ids in (torch.randint(0, 16, (1, 6)), torch.randint(0, 16, (1, 1)), torch.randint(0, 16, (1, 1))):
+            pasts += [cache.get_seq_length()] * 2
+            model(input_ids=ids, cache=cache, use_cache=True)
+    assert len(seen) == 6 and all(m.dtype == torch.float32 for _, m in seen)
+    for n, ((layer, mask), past) in enumerate(zip(seen, pasts)):
+        path = _save(tmp_path, f"call{n}", mask)
+        ran = doctor(path, "--config", folder, "--layer", str(layer), "--past", str(past))
+        assert ran.returncode == 0, ran.stdout
+    full_decode = _save(tmp_path, "forgot", seen[3][1])  # layer 1, past 6: 7 keys, all visible
+    code, doc = doctor_json(full_decode, "--config", folder, "--layer", "0", "--past", "6")
+    assert code == 1 and _differs(doc) == {(0, 0), (0, 1), (0, 2), (0, 3)}

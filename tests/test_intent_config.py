@@ -89,9 +89,10 @@ def test_gemma3_bidirectional_window_is_the_class_exclusive_bound_minus_one():
 
 
 def test_encoder_decoder_and_bert_decoder_sites():
-    bart = derive(AutoConfig.for_model("bart").to_dict())
-    assert [(s.name, s.intent.kind) for s in bart] == [("encoder", "bidirectional"), ("decoder", "causal"),
-                                                       ("cross", "cross")]
+    for model_type in ("bart", "t5", "marian", "whisper"):
+        sites = derive(AutoConfig.for_model(model_type).to_dict())
+        assert [(s.name, s.intent.kind) for s in sites] == [("encoder", "bidirectional"), ("decoder", "causal"),
+                                                            ("cross", "cross")]
     bert = derive(AutoConfig.for_model("bert", is_decoder=True, add_cross_attention=True).to_dict())
     assert [s.intent.kind for s in bert] == ["causal", "cross"]
     assert [s.intent.kind for s in derive(AutoConfig.for_model("bert").to_dict())] == ["bidirectional"]
