@@ -58,23 +58,7 @@ class Inputs:
     pad_read: dict = field(default_factory=dict)  # slice index -> key slots read as PAD
 
 
-class _Fixed:
-    """An intended table as `compare` reads it."""
-
-    def __init__(self, table: np.ndarray, geo: Geometry, causal: bool) -> None:
-        self.table, self.causal, self.tree = table, causal, None
-        used = geo.k_pos >= 0
-        # the key index of each query's own position: keys after it are its future
-        self._own = np.array([int(((geo.k_pos <= q) & used).sum()) - 1 for q in geo.q_pos])
-
-    def positions(self, rows):
-        return self._own[rows]
-
-    def intervals(self):
-        return None
-
-    def table_rows(self, index) -> np.ndarray:
-        return self.table[np.asarray(index)]
+DIRECTED = ("causal", "sliding", "chunked")
 
 
 def _valid_from_mask(am: tuple[int, ...], k_pos: np.ndarray) -> np.ndarray:
@@ -95,24 +79,54 @@ def _leading(pad: np.ndarray, k_pos: np.ndarray) -> int:
     return count
 
 
-def table_for(intent: LayerIntent, geo: Geometry, visible: np.ndarray | None, inputs: Inputs,
-              index: tuple = ()) -> np.ndarray:
-    """The intended table for one slice; `visible` (the slice's own table)
-    is read for PAD keys only when no attention_mask says them."""
-    groups = None if inputs.token_type_ids is None else token_groups(inputs.token_type_ids)
-    if inputs.attention_mask is not None:
-        valid = _valid_from_mask(inputs.attention_mask, geo.k_pos)
-        lead = int((np.cumsum(inputs.attention_mask) == 0).sum())  # as create_chunked_causal_mask counts
-        return intended_table(intent, geo.q_pos, geo.k_pos, key_valid=valid, groups=groups, left_padding=lead)
-    plain = intended_table(intent, geo.q_pos, geo.k_pos, groups=groups)
-    if visible is None:
-        return plain
-    pad = plain.any(axis=0) & ~visible.any(axis=0)
-    inputs.pad_read[index] = [int(k) for k in np.flatnonzero(pad)]
-    if not pad.any():
-        return plain
-    lead = _leading(pad, geo.k_pos) if intent.kind == "chunked" else 0
-    return intended_table(intent, geo.q_pos, geo.k_pos, key_valid=~pad, groups=groups, left_padding=lead)
+class Intended:
+    """The intended table of one slice, as `compare` reads it, built a band
+    of rows at a time (a 16,384² mask never gets a second dense table).
+
+    PAD keys come from --attention-mask; without it, from `reading` (the
+    slice itself): a key every query has hidden that the rule shows to
+    some query is read as PAD (or an unused slot), and recorded in
+    inputs.pad_read so that the report says so."""
+
+    def __init__(self, intent: LayerIntent, geo: Geometry, inputs: Inputs, reading: Reading | None,
+                 index: tuple = ()) -> None:
+        self.intent, self.geo, self.tree = intent, geo, None
+        self.causal = intent.kind in DIRECTED
+        self.groups = None if inputs.token_type_ids is None else token_groups(inputs.token_type_ids)
+        held = np.sort(geo.k_pos[geo.k_pos >= 0])
+        # the key index of each query's own position (held slots come first): later keys are its future
+        self._own = np.searchsorted(held, geo.q_pos, side="right") - 1
+        self.valid, self.lead = None, 0
+        if inputs.attention_mask is not None:
+            self.valid = _valid_from_mask(inputs.attention_mask, geo.k_pos)
+            self.lead = int((np.cumsum(inputs.attention_mask) == 0).sum())  # as create_chunked_causal_mask
+        elif reading is not None:
+            seen = np.zeros(geo.k_pos.size, dtype=bool)
+            shown = np.zeros(geo.k_pos.size, dtype=bool)
+            for r0, r1, band in reading.bands():
+                seen |= band.any(axis=0)
+                shown |= self._rows(geo.q_pos[r0:r1]).any(axis=0)
+            pad = shown & ~seen
+            inputs.pad_read[index] = [int(k) for k in np.flatnonzero(pad)]
+            if pad.any():
+                self.valid = ~pad
+                self.lead = _leading(pad, geo.k_pos) if intent.kind == "chunked" else 0
+
+    def _rows(self, q_pos: np.ndarray) -> np.ndarray:
+        return intended_table(self.intent, q_pos, self.geo.k_pos, key_valid=self.valid, groups=self.groups,
+                              left_padding=self.lead)
+
+    def rows(self, r0: int, r1: int) -> np.ndarray:
+        return self._rows(self.geo.q_pos[r0:r1])
+
+    def positions(self, rows):
+        return self._own[rows]
+
+    def intervals(self):
+        return None  # compared cell by cell, a band at a time
+
+    def table_rows(self, index) -> np.ndarray:
+        return self._rows(self.geo.q_pos[np.asarray(index)])
 
 
 @dataclass(frozen=True)
@@ -143,8 +157,7 @@ def check(array: np.ndarray, path: str, batch, head, polarity: str, sites: list[
             if (rows, keys) != (geo.q_pos.size, geo.k_pos.size):
                 raise MaskattnError("intent_shape", file=path, rows=rows, keys=keys)
             reading = Reading(mask, classify(mask, path), polarity)
-            table = table_for(intent, geo, reading.band(0, rows), inputs, index)
-            return compare(reading, None, _Fixed(table, geo, intent.kind in ("causal", "sliding", "chunked")))
+            return compare(reading, None, Intended(intent, geo, inputs, reading, index))
 
         out.append(SiteResult(tuple(same), intent, compare_slices(array, path, batch, head, want, polarity)))
     return out
@@ -165,13 +178,11 @@ def past_that_matches(mask: np.ndarray, path: str, polarity: str, intent: LayerI
     last keys, as in a static cache whose slots after them are unused. None
     when none does, or when trying would build too many cells."""
     rows, keys = mask.shape
-    if intent.kind not in ("causal", "sliding", "chunked") or rows * keys * max(keys - rows, 1) > HINT_CELLS:
+    if intent.kind not in DIRECTED or rows * keys * max(keys - rows, 1) > HINT_CELLS:
         return None
     reading = Reading(mask, classify(mask, path), polarity)
-    visible = reading.band(0, rows)
     quiet = Inputs(inputs.attention_mask, inputs.token_type_ids)
     for past in range(0, keys - rows):
-        geo = geometry(rows, keys, past, False)
-        if np.array_equal(table_for(intent, geo, visible, quiet), visible):
+        if compare(reading, None, Intended(intent, geometry(rows, keys, past, False), quiet, reading)).count == 0:
             return past
     return None

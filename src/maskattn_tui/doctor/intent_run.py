@@ -14,8 +14,8 @@ import numpy as np
 
 from maskattn_tui.doctor.config_file import read_config
 from maskattn_tui.doctor.expect_run import first_grid, result_lines, results_json
-from maskattn_tui.doctor.intent_check import (Geometry, Inputs, SiteResult, check, geometry, past_that_matches,
-                                              table_for)
+from maskattn_tui.doctor.intent_check import (Geometry, Inputs, Intended, SiteResult, check, geometry,
+                                              past_that_matches)
 from maskattn_tui.doctor.representation import Reading, classify
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -133,9 +133,8 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
 
 def _wanted(array, index, path, polarity, intent, geo: Geometry, inputs: Inputs):
     mask = array[index] if index else array
-    visible = Reading(mask, classify(mask, path), polarity).band(0, mask.shape[0])
-    table = table_for(intent, geo, visible, Inputs(inputs.attention_mask, inputs.token_type_ids))
-    return lambda r0, r1: table[r0:r1]
+    reading = Reading(mask, classify(mask, path), polarity)
+    return Intended(intent, geo, Inputs(inputs.attention_mask, inputs.token_type_ids), reading).rows
 
 
 def _notes(results: list[SiteResult], sites: list[Site], inputs: Inputs, args, past, lang: str) -> list[str]:
