@@ -221,7 +221,8 @@ def findings(report: Report) -> list[dict]:
             bare = LayerIntent(c.intent.kind, c.intent.window, c.intent.chunk)
             kinds[bare] = kinds.get(bare, 0) + 1
         out.append({"code": "intent-matches", "level": "info", "calls": [c.call["call"] for c in good],
-                    "params": {"intents": [{**_intent_params(k), "calls": n} for k, n in kinds.items()]}})
+                    "params": {"intents": [{"kind": k.kind, "window": k.window, "chunk": k.chunk, "calls": n}
+                                           for k, n in kinds.items()]}})
     reasons: dict[str, list[int]] = {}
     for call, why in report.unknown:
         reasons.setdefault(why, []).append(call["call"])
