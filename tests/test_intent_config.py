@@ -108,5 +108,7 @@ def test_layers_without_a_mask_or_a_known_rule():
     sites = derive({"model_type": "llama", "layer_types": ["full_attention", "linear_attention", "window_attention"]})
     assert [s.intent is None for s in sites] == [False, True, True]
     assert [s.name for s in unknown_kinds(sites)] == ["2"]
+    uniform = derive({"model_type": "mistral", "sliding_window": 4})  # every layer sliding, however many
+    assert [(s.name, s.intent.kind, s.intent.window) for s in uniform] == [("*", "sliding", 4)]
     with pytest.raises(MaskattnError):
-        derive({"model_type": "mistral", "sliding_window": 4})  # sliding everywhere, but how many layers?
+        derive({"model_type": "gemma2"})  # alternating, but how many layers?

@@ -85,7 +85,8 @@ def _default_types(mt: str, cfg: dict, n: int | None) -> tuple[list[str] | None,
 
     if mt in ("mistral", "mixtral", "phi3", "starcoder2"):
         window = given("sliding_window", 4096 if mt == "mistral" else None)
-        return (None, "") if window is None else (["sliding_attention"] * need_n(), "config.sliding_window")
+        # every layer alike: a uniform list stands for them all when the count is not given
+        return (None, "") if window is None else (["sliding_attention"] * (n or 1), "config.sliding_window")
     if mt in ("qwen2", "qwen3"):
         if not given("use_sliding_window", False) or given("sliding_window", 4096) is None:
             return None, ""
@@ -194,11 +195,11 @@ def derive(cfg: object, *, token_types: bool = False) -> list[Site]:
         types, source = [LEGACY.get(k, k) for k in raw], "config.layer_types"
     else:
         types, source = _default_types(mt, text, n)
-    if types is None:  # every layer alike: one site stands for all
-        kind = "full_attention"
-        intent = _layer_intent(kind, 0, mt, text, bidirectional=bidirectional, blocks=token_types,
-                               source="config: no layer_types, sliding_window, attention_chunk_size")
-        sites = [Site("*", kind, intent)]
+    if types is None or (n is None and raw is None and len(set(types)) == 1):  # every layer alike: one site
+        kind = "full_attention" if types is None else types[0]
+        where = "config: no layer_types, sliding_window, attention_chunk_size" if types is None else source
+        sites = [Site("*", kind, _layer_intent(kind, 0, mt, text, bidirectional=bidirectional, blocks=token_types,
+                                               source=where))]
     else:
         sites = [Site(str(i), k, None if k in NO_MASK else _layer_intent(
             k, i, mt, text, bidirectional=bidirectional, blocks=token_types, source=source))
