@@ -64,8 +64,35 @@ class Report:
 
 
 class _Tables:
+    """Stored tables, intended tables and their differences, each computed
+    once: the layers of a forward share their masks and intents."""
+
     def __init__(self, folder: str) -> None:
         self.folder, self._cache = folder, {}
+        self._wants: dict = {}
+        self._diffs: dict = {}
+
+    def want(self, key: tuple, intent: LayerIntent, q_pos, k_pos, valid, left: int) -> np.ndarray:
+        if key not in self._wants:
+            self._wants[key] = intended_table(intent, q_pos, k_pos, key_valid=valid, left_padding=left)
+        return self._wants[key]
+
+    def diff(self, digest: str, want_key: tuple, want: np.ndarray):
+        """(table, differing rows, differing slots, an empty row the intent fills)."""
+        key = (digest, want_key)
+        if key not in self._diffs:
+            table = self.visible(digest)
+            rows, keys = want.shape
+            if table.shape[0] == rows and table.shape[1] < keys:
+                # transformers gives SDPA the first slots only (a static cache's prefill with is_causal):
+                # the slots left out are seen by no query
+                table = np.concatenate([table, np.zeros((rows, keys - table.shape[1]), dtype=bool)], axis=1)
+            if table.shape != want.shape:
+                self._diffs[key] = (table, None, None, True)
+            else:
+                r, k = np.nonzero(table != want)
+                self._diffs[key] = (table, r, k, bool(np.any(~table.any(axis=1) & want.any(axis=1))))
+        return self._diffs[key]
 
     def visible(self, digest: str) -> np.ndarray:
         """A stored table as True = visible (bool as is, additive > its block level)."""
@@ -78,28 +105,16 @@ class _Tables:
         return self._cache[digest]
 
 
-def _ran(call: dict, calls: list[dict]) -> list[dict]:
-    inner = [c for c in calls if c.get("within") == call["call"] and c.get("kind") == "sdpa"]
-    return inner or [call]
-
-
 def _slices(ran: dict, tables: _Tables, rows: int, keys: int):
-    """(batch, head, visible table) of a call, or None when no table is known."""
+    """(batch, head, table hash) of a call, or None when no table is known."""
     mask = ran.get("mask")
     if mask is None:
         if ran.get("kind") == "hf" and ran.get("implementation") == "eager":
-            return [(0, 0, np.ones((rows, keys), dtype=bool))]  # eager adds nothing: every key visible
+            digest = f"all:{rows}x{keys}"  # eager adds nothing: every key visible
+            tables._cache[digest] = np.ones((rows, keys), dtype=bool)
+            return [(0, 0, digest)]
         return None
-    out = []
-    for b, row in enumerate(mask.get("hashes", [])):
-        for h, digest in enumerate(row):
-            table = tables.visible(digest)
-            if table.shape[0] == rows and table.shape[1] < keys:
-                # transformers gives SDPA the first slots only (a static cache's prefill with is_causal):
-                # the slots left out are seen by no query
-                table = np.concatenate([table, np.zeros((rows, keys - table.shape[1]), dtype=bool)], axis=1)
-            out.append((b, h, table))
-    return out
+    return [(b, h, d) for b, row in enumerate(mask.get("hashes", [])) for h, d in enumerate(row)]
 
 
 def _padding(call: dict, by_number: dict, tables: _Tables) -> np.ndarray | None:
@@ -125,6 +140,10 @@ def _key_valid(padding: np.ndarray | None, b: int, k_pos: np.ndarray):
 def check(folder: str, calls: list[dict]) -> Report:
     report, tables = Report(), _Tables(folder)
     by_number = {c["call"]: c for c in calls}
+    inner_of: dict[int, list[dict]] = {}
+    for c in calls:
+        if c.get("kind") == "sdpa" and c.get("within") is not None:
+            inner_of.setdefault(c["within"], []).append(c)
     for call in calls:
         record = call.get("intent") if call.get("kind") == "hf" else None
         if not isinstance(record, dict):
@@ -138,7 +157,7 @@ def check(folder: str, calls: list[dict]) -> Report:
                 call["q_len"], call["k_len"]):
             report.unknown.append((call, why or "positions"))
             continue
-        ran = _ran(call, calls)
+        ran = inner_of.get(call["call"]) or [call]
         padding = _padding(call, by_number, tables)
         result = Checked(call, intent, [r["call"] for r in ran if r is not call])
         known = False
@@ -150,13 +169,15 @@ def check(folder: str, calls: list[dict]) -> Report:
             batches = max(len(inner["mask"]["hashes"]) if inner.get("mask") else 1,
                           padding.shape[0] if padding is not None else 1)
             by_batch: dict[int, list] = {}
-            for b, h, table in slices:
-                by_batch.setdefault(b, []).append((h, table))
+            for b, h, digest in slices:
+                by_batch.setdefault(b, []).append((h, digest))
             for b in range(batches):
                 valid, left = _key_valid(padding, b, k_pos)
-                want = intended_table(intent, q_pos, k_pos, key_valid=valid, left_padding=left)
-                for h, table in by_batch[min(b, len(by_batch) - 1)]:
-                    _compare(result, inner, b, h, table, want, q_pos, k_pos)
+                key = (intent, str(record["q_pos"]), str(record["k_pos"]),
+                       None if valid is None else valid.tobytes(), left)
+                want = tables.want(key, intent, q_pos, k_pos, valid, left)
+                for h, digest in by_batch[min(b, len(by_batch) - 1)]:
+                    _compare(result, inner, b, h, tables.diff(digest, key, want), want, q_pos, k_pos)
         if known:
             report.checked.append(result)
         else:
@@ -164,16 +185,15 @@ def check(folder: str, calls: list[dict]) -> Report:
     return report
 
 
-def _compare(result: Checked, ran: dict, b: int, h: int, table: np.ndarray, want: np.ndarray,
+def _compare(result: Checked, ran: dict, b: int, h: int, diff: tuple, want: np.ndarray,
              q_pos: np.ndarray, k_pos: np.ndarray) -> None:
-    if table.shape != want.shape:
+    table, rows, slots, unmeant_empty = diff
+    if rows is None:
         result.count += want.size
         result.cells.append({"call": ran["call"], "batch": b, "head": h, "shape": list(table.shape)})
         return
-    empty = ~table.any(axis=1)
-    if np.any(empty & want.any(axis=1)):
+    if unmeant_empty:
         result.empty_rows_meant = False
-    rows, slots = np.nonzero(table != want)
     result.count += rows.size
     result.unused_seen += int(np.count_nonzero(k_pos[slots] < 0))
     for r, s in zip(rows[:max(CELLS - len(result.cells), 0)], slots):
