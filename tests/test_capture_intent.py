@@ -276,3 +276,20 @@ def test_the_finding_in_both_languages(tmp_path, capsys):
     assert "differs from its intent" in texts["en"] and "query 0 sees key 1, not meant to" in texts["en"]
     assert "与它的意图" in texts["zh"] and "查询 0 看到了 Key 1（本不该看到）" in texts["zh"]
     assert "not meant" not in texts["zh"]
+
+
+def test_docs_name_every_recorded_intent_field(tmp_path):
+    """docs/json.md's `intent` table names exactly the fields capture records."""
+    import re
+    from pathlib import Path
+
+    import maskattn_tui
+
+    calls = run(tmp_path, _mistral(), input_ids=PROMPT, max_new_tokens=2, pad_token_id=0)
+    recorded = set().union(*(c["intent"] for c in layers(calls)))
+    docs = (Path(maskattn_tui.__file__).parents[2] / "docs" / "json.md").read_text(encoding="utf-8")
+    table = docs.split("`intent` (every `hf` call", 1)[1].split("\n\n", 2)[1]
+    named = {name for line in table.splitlines() for name in re.findall(r"`(\w+)`", line.split("|")[1])}
+    assert named == recorded
+    built = next(c for c in calls if c["kind"] == "hf-mask")
+    assert {"builder", "overlays"} <= set(built) and "`builder`" in docs and "`overlays`" in docs
