@@ -342,3 +342,23 @@ def test_masks_a_tiny_model_really_received_in_generation(tmp_path):
     full_decode = _save(tmp_path, "forgot", seen[3][1])  # layer 1, past 6: 7 keys, all visible
     code, doc = doctor_json(full_decode, "--config", folder, "--layer", "0", "--past", "6")
     assert code == 1 and _differs(doc) == {(0, 0), (0, 1), (0, 2), (0, 3)}
+
+
+def test_a_sliding_cache_that_keeps_one_key_too_many_or_too_few(tmp_path):
+    """A decode step at position 6 of a window-3 layer: the cache should hold
+    positions 4-6. One key too many shows as a visible cell outside the
+    window; one too few as a position the window shows that no slot holds.
+    The full layer's rule on the window's keys misses positions 0-3."""
+    folder = _config(tmp_path, _gemma_text(window=3))
+    many = _save(tmp_path, "many", np.ones((1, 1, 1, 4), dtype=bool))  # positions 3-6
+    code, doc = doctor_json(many, "--config", folder, "--layer", "0", "--past", "6")
+    assert code == 1 and _differs(doc) == {(0, 0)}
+    few = _save(tmp_path, "few", np.ones((1, 1, 1, 2), dtype=bool))  # positions 5-6
+    code, doc = doctor_json(few, "--config", folder, "--layer", "0", "--past", "6")
+    assert code == 1 and doc["sites"][0]["differs_count"] == 0 and doc["sites"][0]["unheld_positions"] == [4]
+    right = _save(tmp_path, "right", np.ones((1, 1, 1, 3), dtype=bool))
+    assert doctor(right, "--config", folder, "--layer", "0", "--past", "6").returncode == 0
+    code, doc = doctor_json(right, "--config", folder, "--layer", "1", "--past", "6")
+    assert code == 1 and doc["sites"][0]["unheld_positions"] == [0, 1, 2, 3]
+    ran = doctor(few, "--config", folder, "--layer", "0", "--past", "6")
+    assert "no key slot holds them" in ran.stdout

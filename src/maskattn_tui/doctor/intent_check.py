@@ -134,10 +134,38 @@ class SiteResult:
     sites: tuple[Site, ...]  # every site with this intent
     intent: LayerIntent
     results: list[SliceResult]
+    unheld: tuple[int, ...] = ()  # positions the rule shows that no key slot holds (the first ones)
+    unheld_count: int = 0
 
     @property
     def count(self) -> int:
         return sum(r.comparison.count * len(r.members) for r in self.results)
+
+    @property
+    def match(self) -> bool:
+        return self.count == 0 and self.unheld_count == 0
+
+
+def unheld(intent: LayerIntent, geo: Geometry, inputs: Inputs, limit: int = 20) -> tuple[tuple[int, ...], int]:
+    """Positions before the first held key that the rule shows to some query
+    (--past given, keys fewer than past + rows): the cache dropped keys its
+    layer still reads, e.g. a sliding cache one key short of its window, or
+    a full layer handed a window's keys. PAD positions count only as
+    --attention-mask says (without it every dropped position is real)."""
+    held = geo.k_pos[geo.k_pos >= 0]
+    if not geo.past_given or intent.kind == "cross" or not held.size or held.min() == 0:
+        return (), 0
+    dropped = np.arange(int(held.min()))
+    valid = None if inputs.attention_mask is None else _valid_from_mask(inputs.attention_mask, dropped)
+    groups = None if inputs.token_type_ids is None else token_groups(inputs.token_type_ids)
+    lead = 0 if inputs.attention_mask is None else int((np.cumsum(inputs.attention_mask) == 0).sum())
+    seen = np.zeros(dropped.size, dtype=bool)
+    step = max(1, (1 << 22) // max(1, dropped.size))
+    for r0 in range(0, geo.q_pos.size, step):
+        seen |= intended_table(intent, geo.q_pos[r0:r0 + step], dropped, key_valid=valid, groups=groups,
+                               left_padding=lead).any(axis=0)
+    found = np.flatnonzero(seen)
+    return tuple(int(p) for p in found[:limit]), int(found.size)
 
 
 def check(array: np.ndarray, path: str, batch, head, polarity: str, sites: list[Site], geo_of,
@@ -159,7 +187,8 @@ def check(array: np.ndarray, path: str, batch, head, polarity: str, sites: list[
             reading = Reading(mask, classify(mask, path), polarity)
             return compare(reading, None, Intended(intent, geo, inputs, reading, index))
 
-        out.append(SiteResult(tuple(same), intent, compare_slices(array, path, batch, head, want, polarity)))
+        out.append(SiteResult(tuple(same), intent, compare_slices(array, path, batch, head, want, polarity),
+                              *unheld(intent, geo, inputs)))
     return out
 
 

@@ -101,11 +101,11 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
     inputs = Inputs(args.attention_mask, args.token_type_ids)
     geo_of = _geo_of(rows, keys, past)
     results = check(array, info.path, args.batch, args.head, polarity, chosen, geo_of, inputs)
-    matched = [r for r in results if r.count == 0]
-    ok = bool(matched) if args.layer is None else not results[0].count
+    matched = [r for r in results if r.match]
+    ok = bool(matched) if args.layer is None else results[0].match
     self_geo = geometry(rows, keys, past, False)
     hints = {} if past is not None else {
-        id(r): p for r in results if r.count
+        id(r): p for r in results if not r.match
         for p in [past_that_matches(mask, info.path, polarity, r.intent, inputs)] if p is not None}
     if args.json:
         write(_json(info, config_path, model, mask, polarity, self_geo, results, sites, inputs, args, ok, lang,
@@ -115,15 +115,20 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
     lines = [t("intent.header", lang, file=info.path, config=config_path, model=model, rows=rows, keys=keys,
                q=_span(self_geo.q_pos), k=_span(self_geo.k_pos) + _unused(self_geo, lang))]
     for r in results:
-        if r.count == 0:
+        if r.match:
             lines.append(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys,
                            options=_options(r, lang, blocks)))
-        else:
+        elif r.count:
             lines += result_lines(r.results, info.path, _options(r, lang, blocks), total, lang)
+        else:
+            lines.append(t("intent.cells_match", lang, file=info.path, options=_options(r, lang, blocks)))
+        if r.unheld_count:
+            shown = ",".join(map(str, r.unheld)) + (" …" if r.unheld_count > len(r.unheld) else "")
+            lines.append(t("intent.unheld", lang, positions=shown, n=r.unheld_count))
             if id(r) in hints:
                 lines.append(t("intent.past_hint", lang, past=hints[id(r)], k=hints[id(r)] + rows))
     lines += _notes(results, sites, inputs, args, past, lang)
-    if args.layer is not None and results[0].count:
+    if args.layer is not None and results[0].count:  # a grid of the cells (unheld keys have none)
         r, geo = results[0], geo_of(results[0].sites[0])
         lines += first_grid(array, info.path, r.results, polarity, lambda index: _wanted(array, index, info.path,
                             polarity, r.intent, geo, inputs), lang)
@@ -148,7 +153,7 @@ def _notes(results: list[SiteResult], sites: list[Site], inputs: Inputs, args, p
             if found:
                 out.append(t(key, lang, layers=",".join(s.name for s in found),
                              types=",".join(sorted({s.layer_type for s in found}))))
-        if any(r.count for r in results) and any(not r.count for r in results):
+        if any(not r.match for r in results) and any(r.match for r in results):
             out.append(t("intent.pick_layer", lang))
     if past is None and any(r.intent.kind == "chunked" for r in results):
         out.append(t("intent.chunk_past", lang))
@@ -169,7 +174,8 @@ def _json(info, config_path, model, mask, polarity, geo: Geometry, results, site
         first = next((s for s in r.results if s.comparison.count), r.results[0])
         out_sites.append({
             "layers": [s.name for s in r.sites], "layer_type": r.sites[0].layer_type,
-            "intent": _intent_json(r.sites[0].intent), "match": r.count == 0, "differs_count": r.count,
+            "intent": _intent_json(r.sites[0].intent), "match": r.match, "differs_count": r.count,
+            "unheld_positions": list(r.unheld), "unheld_count": r.unheld_count,
             "differs": [list(c) for c in first.comparison.cells], "shown_but_hidden": first.extra,
             "hidden_but_shown": first.missing, "matches_with_past": hints.get(id(r)),
             "slices": results_json(r.results) if len(r.results) > 1 or r.results[0].index else None,
