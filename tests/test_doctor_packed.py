@@ -91,3 +91,23 @@ def test_with_a_cache_the_finding_says_the_library_never_reads_documents():
     ran = run_main("doctor", "--attention-mask", "1,1,1,1,1,1", "--position-ids", "0,1,0,1", "--past", "2",
                    "--lang", "en")
     assert ran.returncode == 0 and "never reads documents" in " ".join(ran.stdout.split())
+
+
+def test_a_tiny_model_keeps_packed_documents_apart_only_without_mask_and_cache():
+    """The finding's claim, end to end: a random Llama over two packed
+    documents gives the second one the logits it has alone exactly when it
+    gets no attention_mask and use_cache=False."""
+    from transformers import LlamaForCausalLM
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(intermediate_size=8, attn_implementation="sdpa", **TINY)).eval()
+    ids = torch.randint(0, 16, (1, 5))
+    pos = torch.tensor([[0, 1, 2, 0, 1]])
+    with torch.no_grad():
+        alone = model(input_ids=ids[:, 3:], use_cache=False).logits
+        apart = model(input_ids=ids, position_ids=pos, use_cache=False).logits[:, 3:]
+        cached = model(input_ids=ids, position_ids=pos, use_cache=True).logits[:, 3:]
+        masked = model(input_ids=ids, position_ids=pos, attention_mask=torch.ones(1, 5, dtype=torch.long),
+                       use_cache=False).logits[:, 3:]
+    assert torch.allclose(apart, alone, atol=1e-6)
+    assert not torch.allclose(cached, alone, atol=1e-4) and not torch.allclose(masked, alone, atol=1e-4)
