@@ -175,6 +175,9 @@ def test_bart_cross_attention_over_padded_encoder_keys(tmp_path):
     cross = as_bool(mask, 1, 3, kv)
     ran = doctor(_save(tmp_path, "x", cross), "--config", folder, "--layer", "cross")
     assert ran.returncode == 0 and "cross-attention" in ran.stdout
+    code, doc = doctor_json(_save(tmp_path, "x", cross), "--config", folder)  # which site? not the encoder's
+    assert code == 0 and {tuple(x["layers"]): (x["match"], x["not_square"]) for x in doc["sites"]}[("encoder",)] \
+        == (False, True) and [x["match"] for x in doc["sites"] if x["layers"] == ["cross"]] == [True]
     # the decoder's causal rule applied to encoder keys: a defect
     wrong = cross & np.tril(np.ones((3, 7), dtype=bool))
     code, doc = doctor_json(_save(tmp_path, "w", wrong), "--config", folder, "--layer", "cross",
@@ -292,6 +295,7 @@ def test_a_static_cache_mask_and_its_past(tmp_path, past, q_len):
     code, doc = doctor_json(path, "--config", folder)
     if q_len > 1:  # the default places the queries last: a hint names the --past that fits
         assert code == 1 and doc["sites"][0]["matches_with_past"] == past
+        assert f"it matches with --past {past}:" in doctor(path, "--config", folder).stdout
     else:  # one query: the unused slots are hidden from it, like PAD
         assert code == 0 and doc["pad_keys_read"] == list(range(past + 1, 9))
 

@@ -136,6 +136,7 @@ class SiteResult:
     results: list[SliceResult]
     unheld: tuple[int, ...] = ()  # positions the rule shows that no key slot holds (the first ones)
     unheld_count: int = 0
+    not_square: bool = False  # a bidirectional self-attention rule, a Q != K mask and no --past: not its table
 
     @property
     def count(self) -> int:
@@ -143,7 +144,7 @@ class SiteResult:
 
     @property
     def match(self) -> bool:
-        return self.count == 0 and self.unheld_count == 0
+        return self.count == 0 and self.unheld_count == 0 and not self.not_square
 
 
 def unheld(intent: LayerIntent, geo: Geometry, inputs: Inputs, limit: int = 20) -> tuple[tuple[int, ...], int]:
@@ -179,6 +180,11 @@ def check(array: np.ndarray, path: str, batch, head, polarity: str, sites: list[
     out = []
     for same in grouped.values():
         intent, geo = same[0].intent, geo_of(same[0])
+        if intent.kind in ("bidirectional", "bidirectional_sliding") and not geo.past_given \
+                and array.shape[-2] != array.shape[-1]:
+            # an encoder's queries are its keys: Q != K is a cache step or cross-attention, never this table
+            out.append(SiteResult(tuple(same), intent, [], not_square=True))
+            continue
 
         def want(index, mask, intent=intent, geo=geo) -> Comparison:
             rows, keys = mask.shape
