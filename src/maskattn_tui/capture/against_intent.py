@@ -293,12 +293,13 @@ def message(finding: dict, calls_text: str, lang: str) -> str:
             when = t(f"capture.steps.{kind}", lang, steps=ranges(steps))
         else:
             when = t("capture.steps.forwards", lang, forwards=ranges(p["forwards"]) or "-")
-        return t("capture.finding.intent-differs", lang, calls=calls_text, site=p["site"] or "-",
+        return t("capture.finding.intent-differs" + (".one" if p["count"] == 1 else ""), lang, calls=calls_text, site=p["site"] or "-",
                  layer=ranges(p["layers"]) or "-", when=when, intent=intent_text(p, lang),
                  source=p["source"], count=p["count"], cells=_cells_text(finding.get("cells", []), lang))
     if code == "intent-matches":
-        intents = ", ".join(f"{intent_text(i, lang)} ×{i['calls']}" for i in p["intents"])
-        return t("capture.finding.intent-matches", lang, calls=calls_text, count=len(finding["calls"]),
+        intents = t("capture.intent.list_join", lang).join(f"{intent_text(i, lang)} ×{i['calls']}" for i in p["intents"])
+        return t("capture.finding.intent-matches" + (".one" if len(finding["calls"]) == 1 else ""), lang,
+                 calls=calls_text, count=len(finding["calls"]),
                  intents=intents)
     return t("capture.finding.intent-unknown", lang, calls=calls_text,
              reason=t(f"capture.intent.unknown.{p['reason']}", lang))

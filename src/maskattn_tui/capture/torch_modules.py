@@ -141,6 +141,8 @@ def _positions(entry, store) -> dict:
     position_ids, padding = entry
     ids = position_ids.detach().reshape(-1, position_ids.shape[-1]).cpu()
     real = None
+    if isinstance(padding, dict):  # a mask per layer type, built ahead (Gemma 3's generate): any shows the PAD keys
+        padding = next((m for m in padding.values() if isinstance(m, torch.Tensor) and m.dim() == 4), None)
     if isinstance(padding, torch.Tensor) and padding.dim() == 2 and padding.shape[-1] == ids.shape[-1]:
         real = padding.detach().cpu().bool().expand(ids.shape[0], -1)
     elif isinstance(padding, torch.Tensor) and padding.dim() == 4 and padding.shape[-1] >= ids.shape[-1] and \

@@ -44,14 +44,20 @@ def layer_intent(record: dict) -> tuple[LayerIntent | None, str]:
     if layer_type == "sliding_attention" or (layer_type is None and window is not None) or \
             (layer_type is None and builder in ("create_sliding_window_causal_mask",
                                                 "create_bidirectional_sliding_window_mask")):
+        if bidirectional:
+            if builder != "create_bidirectional_sliding_window_mask":
+                return None, "bidirectional_window"  # whose width the config states differently by model
+            # the builder's own width (|q - k| <= config.sliding_window); a layer's kernel argument may
+            # count otherwise (ModernBERT passes local_attention // 2 + 1)
+            window = _positive(config.get("sliding_window"))
+            if window is None:
+                return None, "no_window"
+            return LayerIntent("bidirectional_sliding", window=window, source=", ".join(
+                s for s in (where, f"config.sliding_window = {window}", built) if s)), ""
         window = window or _positive(config.get("sliding_window"))
         if window is None:
             return None, "no_window"
         source = ", ".join(s for s in (where, f"sliding_window = {window}", built) if s)
-        if bidirectional:
-            if builder != "create_bidirectional_sliding_window_mask":
-                return None, "bidirectional_window"  # whose width the config states differently by model
-            return LayerIntent("bidirectional_sliding", window=window, source=source), ""
         return LayerIntent("sliding", window=window, source=source), ""
     if layer_type == "chunked_attention" or (layer_type is None and builder == "create_chunked_causal_mask"):
         chunk = _positive(config.get("attention_chunk_size"))
