@@ -130,7 +130,7 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
             lines.append(t("intent.unheld", lang, positions=shown, n=r.unheld_count))
         if id(r) in hints:
             lines.append(t("intent.past_hint", lang, past=hints[id(r)], k=hints[id(r)] + rows))
-    lines += _notes(results, sites, inputs, args, past, lang)
+    lines += _notes(results, sites, inputs, args, past is None and keys > rows, lang)
     if args.layer is not None and results[0].count:  # a grid of the cells (unheld keys have none)
         r, geo = results[0], geo_of(results[0].sites[0])
         lines += first_grid(array, info.path, r.results, polarity, lambda index: _wanted(array, index, info.path,
@@ -145,7 +145,8 @@ def _wanted(array, index, path, polarity, intent, geo: Geometry, inputs: Inputs)
     return Intended(intent, geo, Inputs(inputs.attention_mask, inputs.token_type_ids), reading).rows
 
 
-def _notes(results: list[SiteResult], sites: list[Site], inputs: Inputs, args, past, lang: str) -> list[str]:
+def _notes(results: list[SiteResult], sites: list[Site], inputs: Inputs, args, past_guessed: bool,
+           lang: str) -> list[str]:
     out = []
     pad = sorted({k for keys in inputs.pad_read.values() for k in keys})
     if pad:
@@ -158,7 +159,7 @@ def _notes(results: list[SiteResult], sites: list[Site], inputs: Inputs, args, p
                              types=",".join(sorted({s.layer_type for s in found}))))
         if any(not r.match for r in results) and any(r.match for r in results):
             out.append(t("intent.pick_layer", lang))
-    if past is None and any(r.intent.kind == "chunked" for r in results):
+    if past_guessed and any(r.intent.kind == "chunked" for r in results):  # a cache step placed by its shape
         out.append(t("intent.chunk_past", lang))
     return out
 
