@@ -293,3 +293,24 @@ def test_docs_name_every_recorded_intent_field(tmp_path):
     assert named == recorded
     built = next(c for c in calls if c["kind"] == "hf-mask")
     assert {"builder", "overlays"} <= set(built) and "`builder`" in docs and "`overlays`" in docs
+
+
+def test_a_4d_mask_of_the_users_own_with_pad_keys(tmp_path, capsys):
+    """No builder ran (a 4-D mask is used as given) and no 2-D attention_mask
+    was seen: the keys no query sees are taken as PAD, so a correct causal
+    mask with two left PAD keys matches; the same mask with one future cell
+    open does not, and that cell is named."""
+    model = llama("sdpa")
+    correct = torch.ones(5, 5, dtype=torch.bool).tril()
+    correct[:, :2] = False
+    leaky = correct.clone()
+    leaky[2, 3] = True
+    for name, mask in (("correct", correct), ("leaky", leaky)):
+        with torch.no_grad(), capture(tmp_path / name) as cap:
+            model(torch.tensor([[0, 0, 5, 6, 7]]), attention_mask=mask[None, None], use_cache=False)
+        if name == "correct":
+            assert_clean(capsys, tmp_path / name, cap.calls)
+            continue
+        code, doc = doctor_json(capsys, tmp_path / name, "--strict")
+        [finding] = _differs(doc)
+        assert code == 1 and _cells(finding) == {(0, None, 2, 3, True), (1, None, 2, 3, True)}

@@ -137,6 +137,13 @@ def _key_valid(padding: np.ndarray | None, b: int, k_pos: np.ndarray):
     return valid, left
 
 
+def _seen_keys(table: np.ndarray, keys: int) -> np.ndarray:
+    """Per key slot: seen by some query (slots beyond a shorter table: not)."""
+    seen = np.zeros(keys, dtype=bool)
+    seen[:min(keys, table.shape[1])] = table.any(axis=0)[:keys]
+    return seen
+
+
 def check(folder: str, calls: list[dict]) -> Report:
     report, tables = Report(), _Tables(folder)
     by_number = {c["call"]: c for c in calls}
@@ -171,12 +178,16 @@ def check(folder: str, calls: list[dict]) -> Report:
             by_batch: dict[int, list] = {}
             for b, h, digest in slices:
                 by_batch.setdefault(b, []).append((h, digest))
+            infer = padding is None and record.get("builder_call") is None
             for b in range(batches):
                 valid, left = _key_valid(padding, b, k_pos)
-                key = (intent, str(record["q_pos"]), str(record["k_pos"]),
-                       None if valid is None else valid.tobytes(), left)
-                want = tables.want(key, intent, q_pos, k_pos, valid, left)
                 for h, digest in by_batch[min(b, len(by_batch) - 1)]:
+                    if infer:  # a 4-D mask passed in, no 2-D attention_mask seen: a key no query sees is PAD
+                        valid = _seen_keys(tables.visible(digest), k_pos.size)
+                        left = int(np.argmax(valid)) if valid.any() else valid.size
+                    key = (intent, str(record["q_pos"]), str(record["k_pos"]),
+                           None if valid is None else valid.tobytes(), left)
+                    want = tables.want(key, intent, q_pos, k_pos, valid, left)
                     _compare(result, inner, b, h, tables.diff(digest, key, want), want, q_pos, k_pos)
         if known:
             report.checked.append(result)
