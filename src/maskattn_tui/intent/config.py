@@ -36,6 +36,8 @@ DECODERS = frozenset({
 SPECIAL = frozenset({
     "longformer", "led", "big_bird", "bigbird_pegasus", "reformer", "longt5", "paligemma", "git", "pi0",
     "molmo2", "deepseek_ocr2", "unlimited_ocr", "diffusion_gemma", "hrm_text", "gemma4_unified",
+    # text layers interleaved with cross-attention to image states: which layer is which is not layer_types
+    "mllama", "mllama_text_model", "idefics",
 })
 #: Families whose blocks --token-type-ids describe (image tokens: type 1).
 TOKEN_BLOCKS = frozenset({"gemma3"})
