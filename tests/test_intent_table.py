@@ -10,6 +10,9 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from helpers import seeded
+from hypothesis import given
+from hypothesis import strategies as st
 from intent_hf import as_bool, build, filled_cache, sizes
 from transformers import (BertConfig, Gemma3TextConfig, LlamaConfig, Llama4TextConfig,
                           ModernBertConfig)
@@ -208,3 +211,25 @@ def test_bad_intents_are_refused():
             LayerIntent(**bad)
     with pytest.raises(ValueError):
         intended_table(LayerIntent("causal"), [0, 1], [0, 1], key_valid=[True])
+
+
+@seeded(60)
+@given(kind=st.sampled_from(["causal", "sliding", "chunked"]), size=st.integers(1, 5),
+       past=st.integers(0, 9), q_len=st.integers(1, 5), left=st.integers(0, 4), right=st.integers(0, 2))
+def test_any_cache_step_matches_the_library(kind, size, past, q_len, left, right):
+    """Random layer kinds, windows, chunk sizes, cache lengths and padding:
+    intended_table equals the library's builder on every cell of every row."""
+    config = Llama4TextConfig(num_hidden_layers=1, attention_chunk_size=size, intermediate_size=8,
+                              intermediate_size_mlp=8, layer_types=["chunked_attention"], **TINY) \
+        if kind == "chunked" else Gemma3TextConfig(num_hidden_layers=1, sliding_window=size,
+                                                    layer_types=["sliding_attention" if kind == "sliding"
+                                                                 else "full_attention"], **TINY)
+    cache = filled_cache(config, past, batch=2)
+    total = past + q_len
+    am = _pad_rows(2, total, min(left, total - 1), min(right, total - 1))
+    fn = {"causal": "create_causal_mask", "sliding": "create_sliding_window_causal_mask",
+          "chunked": "create_chunked_causal_mask"}[kind]
+    mask, _ = build(fn, config, q_len=q_len, attention_mask=am, cache=cache, batch=2)
+    q, k = sizes(cache, q_len, 0)
+    intent = LayerIntent(kind, window=size if kind == "sliding" else None, chunk=size if kind == "chunked" else None)
+    _check(as_bool(mask, 2, q_len, k.size), intent, q, k, am, chunked=kind == "chunked")
