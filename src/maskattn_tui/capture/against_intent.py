@@ -21,13 +21,17 @@ from maskattn_tui.intent.table import LayerIntent, intended_table
 CELLS = 64
 
 
-def positions(encoded) -> np.ndarray | None:
-    """[[0, 3], [-1, 2]] -> [0, 1, 2, -1, -1] (hf_intent.runs undone)."""
-    if not isinstance(encoded, list):
+def positions(encoded, length: int | None = None) -> np.ndarray | None:
+    """[[0, 3], [-1, 2]] -> [0, 1, 2, -1, -1] (hf_intent.runs undone);
+    None for anything else (a manifest edited by hand), or when the runs do
+    not add up to `length`."""
+    if not isinstance(encoded, list) or not all(
+            isinstance(run, list) and len(run) == 2 and all(type(v) is int for v in run) and run[1] >= 0
+            for run in encoded):
         return None
-    parts = []
-    for first, count in encoded:
-        parts.append(np.full(count, -1) if first < 0 else np.arange(first, first + count))
+    if length is not None and sum(run[1] for run in encoded) != length:
+        return None
+    parts = [np.full(count, -1) if first < 0 else np.arange(first, first + count) for first, count in encoded]
     return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
 
@@ -99,7 +103,7 @@ class _Tables:
         if digest not in self._cache:
             from maskattn_tui.doctor.representation import Reading, classify
 
-            table = np.load(manifest.mask_path(self.folder, digest), allow_pickle=False)
+            table = _load(self.folder, digest)
             self._cache[digest] = table if table.dtype == np.bool_ else \
                 Reading(table, classify(table)).band(0, table.shape[0])
         return self._cache[digest]
@@ -117,13 +121,29 @@ def _slices(ran: dict, tables: _Tables, rows: int, keys: int):
     return [(b, h, d) for b, row in enumerate(mask.get("hashes", [])) for h, d in enumerate(row)]
 
 
+def _load(folder: str, digest: str) -> np.ndarray:
+    """A table capture stored, read as the doctor reads files (a regular file
+    inside the folder, never pickled); one line when it is not there."""
+    from maskattn_tui.doctor import load_mask
+    from maskattn_tui.errors import MaskattnError
+
+    if not isinstance(digest, str) or not manifest.HASH.fullmatch(digest):
+        raise MaskattnError("capture_bad_manifest", folder=folder, reason="a mask hash is not capture's")
+    try:
+        return np.asarray(load_mask(manifest.mask_path(folder, digest))[0])
+    except MaskattnError:
+        raise MaskattnError("capture_mask_missing", folder=folder, mask=digest) from None
+
+
 def _padding(call: dict, by_number: dict, tables: _Tables) -> np.ndarray | None:
     """The 2-D attention_mask the call's mask builder was given ([B, L], True = real)."""
-    builder = by_number.get((call.get("intent") or {}).get("builder_call"))
-    digest = ((builder or {}).get("padding_mask") or {}).get("hash")
+    number = call["intent"].get("builder_call")
+    builder = by_number.get(number) if type(number) is int else None
+    padding = (builder or {}).get("padding_mask")
+    digest = padding.get("hash") if isinstance(padding, dict) else None
     if not digest:
         return None
-    return np.load(manifest.mask_path(tables.folder, digest), allow_pickle=False).astype(bool)
+    return _load(tables.folder, digest).astype(bool)
 
 
 def _key_valid(padding: np.ndarray | None, b: int, k_pos: np.ndarray):
@@ -156,12 +176,11 @@ def check(folder: str, calls: list[dict]) -> Report:
         if not isinstance(record, dict):
             continue
         intent, why = layer_intent(record)
-        k_pos = positions(record.get("k_pos"))
-        q_pos = positions(record.get("q_pos"))
+        k_pos = positions(record.get("k_pos"), call["k_len"])
+        q_pos = positions(record.get("q_pos"), call["q_len"])
         if intent is not None and intent.kind == "cross" and q_pos is None:
             q_pos = np.arange(call["q_len"])
-        if intent is None or k_pos is None or q_pos is None or (q_pos.size, k_pos.size) != (
-                call["q_len"], call["k_len"]):
+        if intent is None or k_pos is None or q_pos is None:
             report.unknown.append((call, why or "positions"))
             continue
         ran = inner_of.get(call["call"]) or [call]

@@ -114,7 +114,7 @@ def load(folder: str) -> dict:
     return document
 
 
-_HASH = re.compile(r"[0-9a-f]{20}")
+HASH = re.compile(r"[0-9a-f]{20}")  # a table's name: capture's own hashes only (they name files)
 _ATTENTION = ("sdpa", "hf", "mha", "flex")
 
 
@@ -134,7 +134,7 @@ def _invalid(document: dict) -> str | None:
         if mask is not None:
             rows = mask.get("hashes", []) if isinstance(mask, dict) else None
             if not isinstance(rows, list) or not all(
-                    isinstance(r, list) and all(isinstance(h, str) and _HASH.fullmatch(h) for h in r) for r in rows):
+                    isinstance(r, list) and all(isinstance(h, str) and HASH.fullmatch(h) for h in r) for r in rows):
                 return f"call {i}: its mask hashes are not capture's"
     return None
 

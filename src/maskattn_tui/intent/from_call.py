@@ -27,14 +27,14 @@ def layer_intent(record: dict) -> tuple[LayerIntent | None, str]:
     the strings capture.intent.unknown.*)."""
     if record.get("overlays"):
         return None, "overlay"
-    config = record.get("config") or {}
-    module = record.get("module") or {}
-    builder = record.get("builder")
+    config = record.get("config") if isinstance(record.get("config"), dict) else {}
+    module = record.get("module") if isinstance(record.get("module"), dict) else {}
+    builder = record.get("builder") if isinstance(record.get("builder"), str) else None
     built = builder or ""  # (sources are code words, the same in every language)
     if record.get("cross"):
         why = "module.is_decoder = True, module.is_causal = False"
         return LayerIntent("cross", source=", ".join(s for s in (why, built) if s)), ""
-    layer_type = record.get("layer_type")
+    layer_type = record.get("layer_type") if isinstance(record.get("layer_type"), str) else None
     if layer_type in _NO_MASK:
         return None, "no_mask"
     bidirectional = builder in _BIDIRECTIONAL_BUILDERS or module.get("is_causal") is False \
