@@ -252,6 +252,7 @@ def test_a_config_that_says_too_little_is_one_line_and_exit_2(tmp_path, content,
     (["--config", "CFG", "--layer", "9"], "no such layer"),
     (["--config", "CFG", "--layer", "1"], "takes no attention mask"),
     (["--config", "CFG", "--token-type-ids", "0,1,1"], "Gemma 3 only"),
+    (["--config", "CFG", "--attention-mask", "1,1"], "2 entries for 3 positions"),
 ])
 def test_options_that_do_not_fit_are_one_line_and_exit_2(tmp_path, argv, words):
     mask = _save(tmp_path, "m", np.tril(np.ones((3, 3), dtype=bool)))

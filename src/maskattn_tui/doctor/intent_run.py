@@ -100,6 +100,11 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
     polarity = args.polarity or "attend"
     inputs = Inputs(args.attention_mask, args.token_type_ids)
     geo_of = _geo_of(rows, keys, past)
+    if args.attention_mask is not None:
+        for site in chosen:  # one entry per position the keys hold (the cache's and the new tokens')
+            need = int(geo_of(site).k_pos.max()) + 1
+            if len(args.attention_mask) < need:
+                raise MaskattnError("intent_attention_mask_short", got=len(args.attention_mask), need=need)
     results = check(array, info.path, args.batch, args.head, polarity, chosen, geo_of, inputs)
     matched = [r for r in results if r.match]
     ok = bool(matched) if args.layer is None else results[0].match
