@@ -4,14 +4,16 @@ from the frames around the ALL_MASK_ATTENTION_FUNCTIONS call), the layer's
 type and the config fields that decide its rule, and the absolute position
 of every query and of every key slot (from the cache update that handed
 the keys to this call; "unused" for a static cache's empty slots). The
-doctor turns this into the intended table (capture/intent_check.py).
+doctor turns this into the intended table (capture/against_intent.py).
 
 A cache hands back either its fixed buffer (StaticLayer and friends: slot
 j holds position j while the positions fit, the last L positions once a
 sliding buffer rolls) or a fresh tensor holding the most recent positions
 in order (DynamicLayer: all of them; DynamicSlidingWindowLayer: the last
 window). The count of positions a layer has seen is its own
-get_seq_length() before the update plus the new keys."""
+get_seq_length() before the update plus the new keys. Positions are
+written as runs [first, count] (first, first+1, ...; first -1: that many
+unused slots), so a 4,096-slot static cache is two pairs, not a list."""
 
 from __future__ import annotations
 
@@ -30,21 +32,6 @@ _OVERLAYS = ("or_mask_function", "and_mask_function", "packed_sequence_mask", "b
 #: config fields that decide a layer's rule
 CONFIG_FIELDS = ("model_type", "sliding_window", "attention_chunk_size", "use_bidirectional_attention",
                  "is_causal", "is_decoder", "is_encoder_decoder")
-
-
-def runs(positions) -> list[list[int]]:
-    """[0, 1, 2, -1, -1] -> [[0, 3], [-1, 2]]: runs of consecutive
-    positions as [first, count]; first -1: that many unused slots."""
-    out: list[list[int]] = []
-    for p in positions:
-        p = int(p)
-        if out:
-            first, count = out[-1]
-            if (p == -1 and first == -1) or (p >= 0 and first >= 0 and p == first + count):
-                out[-1][1] += 1
-                continue
-        out.append([p if p >= 0 else -1, 1])
-    return out
 
 
 def _seen(layer) -> int:
@@ -99,14 +86,17 @@ class CacheWatch:
         layer = cache.layers[layer_idx]
         count, total = new.shape[-2], before + new.shape[-2]
         slots = keys.shape[-2]
-        if keys is getattr(layer, "keys", None) and hasattr(layer, "max_cache_len"):
-            # its fixed buffer: slot = position while they fit, the last `slots` once it rolled
-            held = list(range(total)) + [-1] * (slots - total) if total <= slots else range(total - slots, total)
-        else:  # a fresh tensor: the most recent positions, in order
-            held = [p if p >= 0 else -1 for p in range(total - slots, total)]
+        if keys is getattr(layer, "keys", None) and hasattr(layer, "max_cache_len") and total <= slots:
+            # its fixed buffer, not yet full: slot = position, the rest unused
+            held = [[0, total]] + ([[-1, slots - total]] if slots > total else [])
+        elif slots <= total:  # a fresh tensor, or a full buffer that rolled: the most recent positions, in order
+            held = [[total - slots, slots]]
+        else:  # more keys than positions it says it saw: a cache we do not know (the call's positions are assumed)
+            self.local.last = None
+            return
         self.local.last = (layer_idx, keys, {
             "cache": type(cache).__name__, "cache_layer": type(layer).__name__,
-            "q_pos": runs(range(before, before + count)), "k_pos": runs(held)})
+            "q_pos": [[before, count]], "k_pos": held})
 
     def take(self, layer_idx, key) -> dict | None:
         """The positions of the last update, if it handed `key` to this layer."""
@@ -185,14 +175,14 @@ def call_intent(module, query, key, kwargs: dict, positions: dict | None, builde
     rows, slots = query.shape[-2], key.shape[-2]
     cross = bool(own["is_decoder"]) and own["is_causal"] is False
     if cross:  # a decoder's cross-attention: its keys are the encoder's tokens
-        where = {"positions": "encoder", "q_pos": None, "k_pos": runs(range(slots)),
+        where = {"positions": "encoder", "q_pos": None, "k_pos": [[0, slots]],
                  **{k: v for k, v in (positions or {}).items() if k in ("cache", "cache_layer")}}
     elif positions is not None and sum(c for _, c in positions["q_pos"]) == rows:
         where = {"positions": "cache", **positions}
     elif rows == slots:
-        where = {"positions": "no-cache", "q_pos": runs(range(rows)), "k_pos": runs(range(slots))}
+        where = {"positions": "no-cache", "q_pos": [[0, rows]], "k_pos": [[0, slots]]}
     else:  # keys we did not see go in: the queries taken as the last ones (bottom-right)
-        where = {"positions": "assumed", "q_pos": runs(range(slots - rows, slots)), "k_pos": runs(range(slots))}
+        where = {"positions": "assumed", "q_pos": [[max(slots - rows, 0), rows]], "k_pos": [[0, slots]]}
     index_of, record = builder
     window = kwargs.get("sliding_window")
     return {"builder": (record or {}).get("builder"), "builder_call": index_of,
