@@ -218,11 +218,13 @@ def test_a_window_one_too_wide_in_a_registered_mask_function(tmp_path, capsys):
     assert want == {(0, 0, 3, 0, True), (0, 0, 4, 1, True), (0, 0, 5, 2, True)} and _cells(finding) == want
 
 
-@pytest.mark.parametrize("keeps_one_more", [False, True])
-def test_a_cache_that_keeps_one_key_too_many(tmp_path, capsys, keeps_one_more):
+@pytest.mark.parametrize("kept", [0, 1, -1])
+def test_a_cache_that_keeps_one_key_too_many_or_too_few(tmp_path, capsys, kept):
     """A decode kernel that passes no mask ("the cache holds the window"):
-    right over transformers' sliding cache, one key too many over a layer
-    whose cache keeps the window plus one."""
+    right over transformers' sliding cache; one key too many over a layer
+    whose cache keeps the window plus one (a cell seen), one too few over a
+    layer that keeps one less (a key the query is meant to see and the cache
+    no longer holds)."""
     from transformers import AttentionInterface, DynamicCache
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask, sliding_window_causal_mask_function
@@ -236,14 +238,13 @@ def test_a_cache_that_keeps_one_key_too_many(tmp_path, capsys, keeps_one_more):
     try:
         model = _mistral("capture_test_decode")
         cache = DynamicCache(config=model.config)
-        if keeps_one_more:
-            cache.layers[1].sliding_window += 1
+        cache.layers[1].sliding_window += kept
         with torch.no_grad(), capture(tmp_path) as cap:
             model.generate(input_ids=PROMPT, max_new_tokens=3, do_sample=False, pad_token_id=0, cache=cache)
     finally:
         del AttentionInterface._global_mapping["capture_test_decode"]
         del AttentionMaskInterface._global_mapping["capture_test_decode"]
-    if not keeps_one_more:
+    if not kept:
         assert_clean(capsys, tmp_path, cap.calls)
         return
     code, doc = doctor_json(capsys, tmp_path, "--strict")
@@ -251,16 +252,20 @@ def test_a_cache_that_keeps_one_key_too_many(tmp_path, capsys, keeps_one_more):
     [finding] = _differs(doc)
     decode = [c for c in layers(cap.calls) if c["layer"] == 1 and c["generate_step"]]
     assert finding["calls"] == [c["call"] for c in decode]
-    # each decode query (positions 6, 7) sees 5 keys; transformers' window-4 function hides the oldest
+    # each decode query (positions 6, 7) sees 4 + kept keys, the last ones; transformers' window-4 function
+    # says which of positions 0..q it is meant to see
+    rule = sliding_window_causal_mask_function(4)
     want = set()
     for call in decode:
         k_pos = positions(call["intent"]["k_pos"])
         q = int(positions(call["intent"]["q_pos"])[0])
-        assert len(k_pos) == 5 and k_pos[-1] == q
-        rule = sliding_window_causal_mask_function(4)
-        hidden = [int(k) for k in k_pos if not rule(0, 0, torch.tensor(q), torch.tensor(int(k)))]
-        want |= {(1, call["generate_step"], q, k, True) for k in hidden}
-    assert want == {(1, 1, 6, 2, True), (1, 2, 7, 3, True)} and _cells(finding) == want
+        assert k_pos.tolist() == list(range(q - 3 - kept, q + 1))
+        meant = {k for k in range(q + 1) if rule(0, 0, torch.tensor(q), torch.tensor(k))}
+        want |= {(1, call["generate_step"], q, int(k), True) for k in set(k_pos.tolist()) - meant}  # seen
+        want |= {(1, call["generate_step"], q, k, False) for k in meant - set(k_pos.tolist())}  # not held
+    assert want == ({(1, 1, 6, 2, True), (1, 2, 7, 3, True)} if kept > 0 else
+                    {(1, 1, 6, 3, False), (1, 2, 7, 4, False)})
+    assert _cells(finding) == want
 
 
 def test_the_finding_in_both_languages(tmp_path, capsys):

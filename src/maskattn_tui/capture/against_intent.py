@@ -208,11 +208,38 @@ def check(folder: str, calls: list[dict]) -> Report:
                            None if valid is None else valid.tobytes(), left)
                     want = tables.want(key, intent, q_pos, k_pos, valid, left)
                     _compare(result, inner, b, h, tables.diff(digest, key, want), want, q_pos, k_pos)
+        # (not when the PAD keys were read from the table: whether a key it no longer holds was PAD is unknown)
+        if known and intent.kind in ("causal", "sliding", "chunked") and not (
+                padding is None and record.get("builder_call") is None):
+            _absent(result, tables, call, intent, q_pos, k_pos, padding, str(record["q_pos"]) + str(record["k_pos"]))
         if known:
             report.checked.append(result)
         else:
             report.unknown.append((call, "no_table"))
     return report
+
+
+def _absent(result: Checked, tables: _Tables, call: dict, intent: LayerIntent, q_pos: np.ndarray,
+            k_pos: np.ndarray, padding: np.ndarray | None, where: str) -> None:
+    """Keys a query is meant to see that the cache no longer holds (a
+    sliding cache that keeps one key too few): no table shows them, so the
+    intent is asked for every earlier position the call's keys leave out."""
+    last = int(q_pos.max()) if q_pos.size else -1
+    held = np.zeros(last + 1, dtype=bool)
+    inside = k_pos[(k_pos >= 0) & (k_pos <= last)]
+    held[inside] = True
+    missing = np.flatnonzero(~held)
+    if not missing.size:
+        return
+    for b in range(padding.shape[0] if padding is not None else 1):
+        valid, left = _key_valid(padding, b, missing)
+        key = ("absent", intent, where, None if valid is None else valid.tobytes(), left)
+        want = tables.want(key, intent, q_pos, missing, valid, left)
+        rows, cols = np.nonzero(want)
+        result.count += rows.size
+        for r, c in zip(rows[:max(CELLS - len(result.cells), 0)], cols):
+            result.cells.append({"call": call["call"], "batch": b, "head": None, "row": int(r), "slot": None,
+                                 "q": int(q_pos[r]), "k": int(missing[c]), "seen": False, "meant": True})
 
 
 def _compare(result: Checked, ran: dict, b: int, h: int, diff: tuple, want: np.ndarray,
@@ -300,6 +327,8 @@ def _cells_text(cells: list[dict], lang: str, limit: int = 6) -> str:
         key = "seen" if cell["seen"] else "hidden"
         if cell["k"] is None:
             key = "unused"
+        elif cell.get("slot") is None:
+            key = "absent"
         where = "" if not places else t("capture.intent.cell.where", lang, layer=cell.get("layer"),
                                         step=cell["generate_step"]) if cell.get("generate_step") is not None else \
             t("capture.intent.cell.where_forward", lang, layer=cell.get("layer"), forward=cell.get("forward"))
