@@ -68,12 +68,9 @@ def run(args, lang: str) -> int:
     for dest, option in (("call", "--call"), ("site", "--site")):
         if getattr(args, dest, None) is not None:
             raise MaskattnError("doctor_needs_expect", option=option)
-    readings = read_masks(folder, calls)
-    report = against_intent.check(folder, calls)
+    readings, report, judged = judge(folder, calls)
     found = cross_call(calls, {d: r[2] for d, r in readings.items()}, frozenset(report.covered()),
                        report.meant()) + against_intent.findings(report)
-    judged = verdicts(calls, report)
-    readings = _over_used_slots(calls, readings, judged)
     if args.json:
         sys.stdout.write(_json(folder, document, readings, found, lang, judged) + "\n")
     else:
@@ -83,6 +80,15 @@ def run(args, lang: str) -> int:
         getattr(args, "strict", False) and any(f.level == "error" for d, r in readings.items()
                                                if judged.get(d) != "matches" for f in r[2].findings)
     return 1 if failed else 0
+
+
+def judge(folder: str, calls: list[dict]) -> tuple[dict, object, dict]:
+    """Each distinct mask read, every HF call checked against its intent,
+    and the masks the intent settles read over the slots their cache filled."""
+    readings = read_masks(folder, calls)
+    report = against_intent.check(folder, calls)
+    judged = verdicts(calls, report)
+    return _over_used_slots(calls, readings, judged), report, judged
 
 
 def _over_used_slots(calls: list[dict], readings: dict, judged: dict) -> dict:
@@ -267,7 +273,8 @@ def _run_expect(folder: str, calls: list[dict], args, lang: str) -> int:
 
 
 def summary_lines(calls: list[dict], folder: str, lang: str = "en") -> list[str]:
-    readings = read_masks(folder, calls)
+    readings, _, judged = judge(folder, calls)
     users = mask_users(primary(calls))
-    lines = [mask_line(digest, diag, users[digest], lang) for digest, (_, _, diag) in readings.items()]
+    lines = [mask_line(digest, diag, users[digest], lang, judged.get(digest), layer_calls(users[digest], calls))
+             for digest, (_, _, diag) in readings.items()]
     return lines or [t("capture.report.no_calls", lang)]
