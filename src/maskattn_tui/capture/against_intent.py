@@ -336,7 +336,8 @@ def _cells_text(cells: list[dict], lang: str, limit: int = 6) -> str:
                      + (t("capture.intent.cell.batch", lang, b=cell["batch"]) if batches else "")
                      + t(f"capture.intent.cell.{key}", lang, q=cell["q"], k=cell["k"], slot=cell["slot"]))
     more = len(cells) - limit
-    return t("doctor.report.join", lang).join(parts) + (t("capture.intent.cell.more", lang, more=more) if more > 0 else "")
+    tail = t("capture.intent.cell.more", lang, more=more) if more > 0 else ""
+    return t("doctor.report.join", lang).join(parts) + tail
 
 
 def message(finding: dict, calls_text: str, lang: str) -> str:
@@ -352,11 +353,13 @@ def message(finding: dict, calls_text: str, lang: str) -> str:
             when = t(f"capture.steps.{kind}", lang, steps=ranges(steps))
         else:
             when = t("capture.steps.forwards", lang, forwards=ranges(p["forwards"]) or "-")
-        return t("capture.finding.intent-differs" + (".one" if p["count"] == 1 else ""), lang, calls=calls_text, site=p["site"] or "-",
+        key = "capture.finding.intent-differs" + (".one" if p["count"] == 1 else "")
+        return t(key, lang, calls=calls_text, site=p["site"] or "-",
                  layer=ranges(p["layers"]) or "-", when=when, intent=intent_text(p, lang),
                  source=p["source"], count=p["count"], cells=_cells_text(finding.get("cells", []), lang))
     if code == "intent-matches":
-        intents = t("capture.intent.list_join", lang).join(f"{intent_text(i, lang)} ×{i['calls']}" for i in p["intents"])
+        intents = t("capture.intent.list_join", lang).join(
+            f"{intent_text(i, lang)} ×{i['calls']}" for i in p["intents"])
         return t("capture.finding.intent-matches" + (".one" if len(finding["calls"]) == 1 else ""), lang,
                  calls=calls_text, count=len(finding["calls"]),
                  intents=intents)

@@ -159,7 +159,10 @@ def _hf_call(entry: tuple, store) -> dict:
         scale = out["scale"] if out["scale"] is not None else getattr(module, "scaling", None)
         out["weights"] = weights.keep(qk, query, key, scale if isinstance(scale, (int, float)) else None,
                                       out["softcap"])
-    out["intent"] = call_intent(module, query, key, kwargs, *intent)
+    try:
+        out["intent"] = call_intent(module, query, key, kwargs, *intent)
+    except Exception as exc:  # noqa: BLE001 - the call itself stays recorded (the doctor reads its table alone)
+        out["intent"], out["intent_error"] = None, f"{type(exc).__name__}: {exc}"[:300]
     return out
 
 

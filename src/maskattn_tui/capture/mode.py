@@ -56,7 +56,7 @@ class CaptureMode(TorchFunctionMode):
         if self.hf is not None and not self.hf.installed:
             try:
                 self.hf.install()
-            except Exception:  # noqa: BLE001 - capture must not break the run (hf.py: tried again later)
+            except Exception:  # noqa: BLE001 - capture must not break the run (the next outermost forward tries again)
                 self.hf = None
         out = func(*args, **kwargs)
         if func is _SDPA:
