@@ -319,3 +319,24 @@ def test_a_4d_mask_of_the_users_own_with_pad_keys(tmp_path, capsys):
         code, doc = doctor_json(capsys, tmp_path / name, "--strict")
         [finding] = _differs(doc)
         assert code == 1 and _cells(finding) == {(0, None, 2, 3, True), (1, None, 2, 3, True)}
+
+
+def test_no_mask_layers_are_told_their_own_builder(tmp_path, capsys):
+    """Gemma 3 without PAD: both builders return None (SDPA's is_causal
+    instead); each layer records the builder of its own type."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=8,
+                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=64,
+                              attn_implementation="sdpa")
+    calls = run(tmp_path, Gemma3ForCausalLM(config).eval(), input_ids=PROMPT[:, :4], max_new_tokens=3,
+                pad_token_id=0)
+    built = {c["call"]: c for c in calls if c["kind"] == "hf-mask"}
+    assert all(b["result"] is None for b in built.values())
+    for call in layers(calls):
+        assert call["mask"] is None
+        want = "create_sliding_window_causal_mask" if call["layer"] == 0 else "create_causal_mask"
+        assert call["intent"]["builder"] == want == built[call["intent"]["builder_call"]]["builder"]
+    assert_clean(capsys, tmp_path, calls)

@@ -99,7 +99,7 @@ class HfHooks:
                 module, mask = named.get("module"), named.get("attention_mask")
                 try:
                     intent = (hooks.caches.take(getattr(module, "layer_idx", None), named["key"]),
-                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward))
+                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward, module))
                 except Exception:  # noqa: BLE001 - capture must not break the run
                     intent = (None, (None, None))
                 entry = (module, query, named["key"], mask, implementation, kwargs, recorder.qk, intent)

@@ -144,17 +144,30 @@ class Built:
             nones.append((forward, index, record))
             del nones[:-8]
 
-    def of(self, mask, q_len: int, forward: int) -> tuple[int | None, dict | None]:
+    def of(self, mask, q_len: int, forward: int, module=None) -> tuple[int | None, dict | None]:
         if isinstance(mask, torch.Tensor):
             found = self._by_id.get(id(mask))
             if found is not None and found[0]() is mask:
                 return found[1], found[2]
             return None, None
-        # no mask: the latest builder of this forward (or just before it) that returned None
-        for built_in, index, record in reversed(getattr(self.local, "nones", None) or []):
-            if built_in in (forward, forward - 1) and record.get("q_len") == q_len:
+        # no mask: the latest builder of this forward (or just before it) that returned None, a sliding
+        # one for a sliding layer and another for any other when both did (Gemma 3 builds both)
+        nones = reversed(getattr(self.local, "nones", None) or [])
+        candidates = [(index, record) for built_in, index, record in nones
+                      if built_in in (forward, forward - 1) and record.get("q_len") == q_len]
+        sliding = _is_sliding(module)
+        for index, record in candidates:
+            if ("sliding" in (record.get("builder") or "")) == sliding:
                 return index, record
-        return None, None
+        return candidates[0] if candidates else (None, None)
+
+
+def _is_sliding(module) -> bool:
+    config, index = getattr(module, "config", None), getattr(module, "layer_idx", None)
+    types = getattr(config, "layer_types", None)
+    if types and isinstance(index, int) and index < len(types):
+        return types[index] == "sliding_attention"
+    return bool(getattr(module, "is_sliding", False) or getattr(module, "sliding_window", None))
 
 
 def _plain(value):
