@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from maskattn_tui.capture import manifest
-from maskattn_tui.intent.from_call import layer_intent
+from maskattn_tui.intent.from_call import layer_intent, padding_at
 from maskattn_tui.intent.table import LayerIntent, intended_table
 
 #: differing cells kept per finding (the count is always whole)
@@ -149,12 +149,7 @@ def _padding(call: dict, by_number: dict, tables: _Tables) -> np.ndarray | None:
 def _key_valid(padding: np.ndarray | None, b: int, k_pos: np.ndarray):
     if padding is None:
         return None, 0
-    row = padding[min(b, padding.shape[0] - 1)]
-    inside = (k_pos >= 0) & (k_pos < row.size)
-    # beyond the 2-D mask transformers pads with False (prepare_padding_mask)
-    valid = np.where(inside, row[np.clip(k_pos, 0, max(row.size - 1, 0))], False)
-    left = int(np.argmax(row)) if row.any() else row.size
-    return valid, left
+    return padding_at(padding[min(b, padding.shape[0] - 1)], k_pos)
 
 
 def _seen_keys(table: np.ndarray, keys: int) -> np.ndarray:

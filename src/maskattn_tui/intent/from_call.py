@@ -11,6 +11,8 @@ block ids) follows a rule no config field states: no intent then."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from maskattn_tui.intent.table import LayerIntent
 
 _BIDIRECTIONAL_BUILDERS = ("create_bidirectional_mask", "create_bidirectional_sliding_window_mask")
@@ -75,3 +77,15 @@ def layer_intent(record: dict) -> tuple[LayerIntent | None, str]:
         return None, "no_rule"  # neither the module nor a builder says what the layer is
     why = "module.is_causal = True" if module.get("is_causal") else ""
     return LayerIntent("causal", source=", ".join(s for s in (where, why, built) if s)), ""
+
+
+def padding_at(row, k_pos) -> tuple[np.ndarray, int]:
+    """One batch row of a 2-D attention_mask (True / 1 = real token) read at
+    each key slot's absolute position: (valid per slot, the left PAD count).
+    A position beyond the mask's end is PAD and an unused slot (-1) is not
+    valid, as transformers pads the 2-D mask with False (prepare_padding_mask)."""
+    row = np.asarray(row).astype(bool).reshape(-1)
+    k_pos = np.asarray(k_pos, dtype=np.int64)
+    inside = (k_pos >= 0) & (k_pos < row.size)
+    valid = np.where(inside, row[np.clip(k_pos, 0, max(row.size - 1, 0))], False)
+    return valid, int(np.argmax(row)) if row.any() else row.size
