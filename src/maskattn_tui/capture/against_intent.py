@@ -22,7 +22,7 @@ CELLS = 64
 
 
 def positions(encoded, length: int | None = None) -> np.ndarray | None:
-    """[[0, 3], [-1, 2]] -> [0, 1, 2, -1, -1] (hf_intent.runs undone);
+    """[[0, 3], [-1, 2]] -> [0, 1, 2, -1, -1] (the runs hf_intent.py writes);
     None for anything else (a manifest edited by hand), or when the runs do
     not add up to `length`."""
     if not isinstance(encoded, list) or not all(
