@@ -143,7 +143,10 @@ def _padding(call: dict, by_number: dict, tables: _Tables) -> np.ndarray | None:
     digest = padding.get("hash") if isinstance(padding, dict) else None
     if not digest:
         return None
-    return _load(tables.folder, digest).astype(bool)
+    key = ("padding", digest)
+    if key not in tables._cache:  # each decode step's builder has one; its layers share it
+        tables._cache[key] = _load(tables.folder, digest).astype(bool)
+    return tables._cache[key]
 
 
 def _key_valid(padding: np.ndarray | None, b: int, k_pos: np.ndarray):
@@ -341,6 +344,9 @@ def message(finding: dict, calls_text: str, lang: str) -> str:
     from maskattn_tui.i18n import t
 
     p, code = finding["params"], finding["code"]
+    numbers = finding["calls"]
+    if code != "intent-differs" and len(numbers) > 12:  # a whole run's layer calls: first and last (JSON: all)
+        calls_text = f"#{min(numbers)}…#{max(numbers)}"
     if code == "intent-differs":
         steps = p["steps"]
         if steps:
