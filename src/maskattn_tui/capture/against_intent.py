@@ -298,11 +298,14 @@ def findings(report: Report) -> list[dict]:
         out.append({"code": "intent-matches", "level": "info", "calls": [c.call["call"] for c in good],
                     "params": {"intents": [{"kind": k.kind, "window": k.window, "chunk": k.chunk, "calls": n}
                                            for k, n in kinds.items()]}})
-    reasons: dict[str, list[int]] = {}
+    reasons: dict[tuple, list[int]] = {}
     for call, why in report.unknown:
-        reasons.setdefault(why, []).append(call["call"])
-    for why, numbers in reasons.items():
-        out.append({"code": "intent-unknown", "level": "info", "calls": numbers, "params": {"reason": why}})
+        overlays = call["intent"].get("overlays") if why == "overlay" else None
+        what = ", ".join(o for o in overlays if isinstance(o, str)) if isinstance(overlays, list) else ""
+        reasons.setdefault((why, what), []).append(call["call"])
+    for (why, what), numbers in reasons.items():
+        out.append({"code": "intent-unknown", "level": "info", "calls": numbers,
+                    "params": {"reason": why, "overlays": what}})
     return out
 
 
@@ -365,4 +368,4 @@ def message(finding: dict, calls_text: str, lang: str) -> str:
                  calls=calls_text, count=len(finding["calls"]),
                  intents=intents)
     return t("capture.finding.intent-unknown", lang, calls=calls_text,
-             reason=t(f"capture.intent.unknown.{p['reason']}", lang))
+             reason=t(f"capture.intent.unknown.{p['reason']}", lang, overlays=p.get("overlays") or "-"))
