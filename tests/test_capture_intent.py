@@ -340,3 +340,18 @@ def test_no_mask_layers_are_told_their_own_builder(tmp_path, capsys):
         want = "create_sliding_window_causal_mask" if call["layer"] == 0 else "create_causal_mask"
         assert call["intent"]["builder"] == want == built[call["intent"]["builder_call"]]["builder"]
     assert_clean(capsys, tmp_path, calls)
+
+
+def test_a_builder_overlay_leaves_the_table_only_reading(tmp_path, capsys):
+    """Packed documents (restarting position_ids, no cache): the builder adds
+    its own rule, so no intent is claimed; the table-only reading still
+    finds the two documents."""
+    model = llama("sdpa")
+    positions_ids = torch.tensor([[0, 1, 2, 0, 1, 2, 3]])
+    with torch.no_grad(), capture(tmp_path) as cap:
+        model(torch.tensor([[3, 4, 5, 6, 7, 8, 9]]), position_ids=positions_ids, use_cache=False)
+    code, doc = doctor_json(capsys, tmp_path)
+    [unknown] = [f for f in doc["findings"] if f["code"] == "intent-unknown"]
+    assert unknown["calls"] == [c["call"] for c in layers(cap.calls)]
+    assert unknown["params"] == {"reason": "overlay", "overlays": "packed_sequence_mask"}
+    assert [m["intent"] for m in doc["masks"]] == [None] and doc["masks"][0]["diagnosis"]["documents"] == [3, 4]
