@@ -359,7 +359,8 @@ def message(finding: dict, calls_text: str, lang: str) -> str:
             when = t("capture.steps.forwards", lang, forwards=ranges(p["forwards"]) or "-")
         key = "capture.finding.intent-differs" + (".one" if p["count"] == 1 else "")
         return t(key, lang, calls=calls_text, site=p["site"] or "-",
-                 layer=ranges(p["layers"]) or "-", when=when, intent=intent_text(p, lang),
+                 layer=t("capture.intent.layer" + (".one" if len(p["layers"]) == 1 else ""), lang,
+                         layer=ranges(p["layers"]) or "-"), when=when, intent=intent_text(p, lang),
                  source=p["source"], count=p["count"], cells=_cells_text(finding.get("cells", []), lang))
     if code == "intent-matches":
         intents = t("capture.intent.list_join", lang).join(
