@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import sys
 
-from maskattn_tui.capture import folder as capture_folder
+from maskattn_tui.capture import against_intent, folder as capture_folder
 from maskattn_tui.capture.findings import attention_calls, cross_call, primary
 from maskattn_tui.capture.summary import calls_text, mask_users, sites_text, steps_text
 from maskattn_tui.capture.table_files import CallsNote, read_table_of
@@ -48,8 +48,23 @@ def read_masks(folder: str, calls: list[dict], notes: list) -> dict:
 
 
 def finding_text(finding: dict, lang: str) -> str:
-    params = {**finding["params"], "calls": calls_text([{"call": c} for c in finding["calls"]])}
-    return t(f"capture.finding.{finding['code']}", lang, **params)
+    calls = calls_text([{"call": c} for c in finding["calls"]])
+    if finding["code"].startswith("intent-"):
+        return against_intent.message(finding, calls, lang)
+    return t(f"capture.finding.{finding['code']}", lang, **{**finding["params"], "calls": calls})
+
+
+def verdicts(calls: list[dict], report) -> dict:
+    """hash -> "matches" / "differs" for each distinct mask whose every call
+    was checked against its own intent (its table-only findings then give
+    way to that check)."""
+    covered, matched = report.covered(), report.matched()
+    out = {}
+    for digest, users in mask_users(primary(calls)).items():
+        numbers = {c["call"] for c in users}
+        if numbers <= covered:
+            out[digest] = "matches" if numbers <= matched else "differs"
+    return out
 
 
 def run(args, lang: str) -> int:
@@ -61,16 +76,79 @@ def run(args, lang: str) -> int:
     for dest, option in (("call", "--call"), ("site", "--site")):
         if getattr(args, dest, None) is not None:
             raise MaskattnError("doctor_needs_expect", option=option)
-    readings = read_masks(folder, calls, document["notes"])
-    found = cross_call(calls, {d: r[2] for d, r in readings.items()})
+    readings, report, judged = judge(folder, calls, document["notes"])
+    found = cross_call(calls, {d: r[2] for d, r in readings.items()}, frozenset(report.covered()),
+                       report.meant()) + against_intent.findings(report)
     if args.json:
-        sys.stdout.write(_json(folder, document, readings, found, lang) + "\n")
+        sys.stdout.write(_json(folder, document, readings, found, lang, judged) + "\n")
     else:
-        sys.stdout.write("\n".join(_human(folder, document, readings, found, lang)) + "\n")
+        sys.stdout.write("\n".join(_human(folder, document, readings, found, lang, judged)) + "\n")
+    # a mask that matches its intent: its table-only errors are readings the intent settled
     failed = any(f["level"] == "error" for f in found) or \
-        any(f.level == "error" for r in readings.values() for f in r[2].findings) or \
+        any(f.level == "error" for d, r in readings.items() if judged.get(d) != "matches" for f in r[2].findings) or \
         bool(document["notes"])  # (a part left out was not checked: not a pass in CI)
     return 1 if getattr(args, "strict", False) and failed else 0
+
+
+def judge(folder: str, calls: list[dict], notes) -> tuple[dict, object, dict]:
+    """Each distinct mask read (a refused one: a note), every HF call checked
+    against its intent, and the masks the intent settles read over the slots
+    their cache filled."""
+    readings = read_masks(folder, calls, notes)
+    report = against_intent.check(folder, calls)
+    judged = verdicts(calls, report)
+    return _over_used_slots(calls, readings, judged), report, judged
+
+
+def _over_used_slots(calls: list[dict], readings: dict, judged: dict) -> dict:
+    """A mask checked against its intent is read over the key slots its
+    cache filled, in position order: a static cache's unused slots are not
+    PAD keys, and their reading would say so."""
+    import dataclasses
+
+    import numpy as np
+
+    from maskattn_tui.doctor import diagnose
+
+    users = mask_users(primary(calls))
+    out = dict(readings)
+    for digest in judged:
+        first = (layer_calls(users[digest], calls) or [{}])[0]
+        k_pos = against_intent.positions((first.get("intent") or {}).get("k_pos"))
+        mask, info, _ = readings[digest]
+        if k_pos is None or k_pos.size != mask.shape[1] or k_pos.min() >= 0:
+            continue
+        used = np.flatnonzero(k_pos >= 0)
+        used = used[np.argsort(k_pos[used], kind="stable")]
+        table = np.asarray(mask)[:, used]
+        if dataclasses.is_dataclass(info) and hasattr(info, "shape"):
+            info = dataclasses.replace(info, shape=(*tuple(info.shape)[:-1], used.size))
+        out[digest] = (table, info, diagnose(table, _polarity(users[digest][0]), info))
+    return out
+
+
+def layer_calls(users: list[dict], calls: list[dict]) -> list[dict]:
+    """The HF layer calls behind these calls (an SDPA call inside a layer: that layer)."""
+    by_number = {c["call"]: c for c in calls}
+    found = [c if isinstance(c.get("intent"), dict) else by_number.get(c.get("within")) for c in users]
+    return [c for c in found if c is not None and isinstance(c.get("intent"), dict)]
+
+
+def _intent_rule(diag, layers: list[dict], lang: str) -> str:
+    """A mask that matches its intent, in the intent's words (a 1 x K
+    cross-attention row is not "causal"), then the reading's PAD keys."""
+    from maskattn_tui.doctor.report import rule_text
+    from maskattn_tui.intent.from_call import layer_intent
+
+    named = []
+    for call in layers:
+        intent = layer_intent(call["intent"])[0]
+        if intent is not None:
+            text = against_intent.intent_text({"kind": intent.kind, "window": intent.window,
+                                               "chunk": intent.chunk}, lang)
+            named += [text] if text not in named else []
+    join = t("doctor.report.join", lang)
+    return join.join([" / ".join(named), *rule_text(diag, lang).split(join)[1:]])
 
 
 def _head(folder: str, document: dict, lang: str) -> list[str]:
@@ -100,28 +178,35 @@ def note_lines(notes, lang: str) -> list[str]:
     return lines + (["  " + t("capture_folder.more", lang, count=notes.more)] if notes.more else [])
 
 
-def mask_line(digest: str, diag, users: list[dict], lang: str) -> str:
+def mask_line(digest: str, diag, users: list[dict], lang: str, verdict: str | None = None,
+              layers: list[dict] | None = None) -> str:
     from maskattn_tui.doctor.report import rule_text
 
     mask = users[0].get("mask") or {}
     codes = [f.code for f in diag.findings if f.level != "info"]
+    if verdict is not None:  # checked against the calls' own intent: that verdict, not the table-only codes
+        codes = [t(f"capture.report.intent_{verdict}", lang)]
     source = t(f"capture.source.{mask.get('from') or 'attn_mask'}", lang)
     slots = [(b, h) for b, row in enumerate(mask.get("hashes") or []) for h, d in enumerate(row) if d == digest]
     if slots and ((mask.get("batch") or 1) > 1 or (mask.get("heads") or 1) > 1):
         source += t("capture.report.slot", lang, b=slots[0][0], h=slots[0][1])
+    if isinstance(users[0].get("k_len"), int) and diag.shape[1] < users[0]["k_len"]:  # read over the filled slots
+        source += t("capture.report.filled_slots", lang, used=diag.shape[1], slots=users[0]["k_len"])
     return t("capture.report.mask", lang, hash=digest[:10], rows=diag.shape[0], keys=diag.shape[1],
-             source=source, rule=rule_text(diag, lang),
+             source=source, rule=_intent_rule(diag, layers, lang) if verdict == "matches" and layers else
+             rule_text(diag, lang),
              findings=", ".join(codes) if codes else t("capture.report.no_findings", lang),
              count=len(users), calls=calls_text(users), sites=sites_text(users), steps=steps_text(users, lang))
 
 
-def _human(folder: str, document: dict, readings: dict, found: list[dict], lang: str) -> list[str]:
+def _human(folder: str, document: dict, readings: dict, found: list[dict], lang: str, judged: dict) -> list[str]:
     lines = _head(folder, document, lang) + note_lines(document["notes"], lang)
     users = mask_users(primary(document["calls"]))
     if not readings:
         lines.append(t("capture.report.no_calls", lang))
     for digest, (_, _, diag) in readings.items():
-        lines.append("  " + mask_line(digest, diag, users[digest], lang))
+        lines.append("  " + mask_line(digest, diag, users[digest], lang, judged.get(digest),
+                                      layer_calls(users[digest], document["calls"])))
     if found:
         lines.append(t("capture.report.findings", lang))
         for f in sorted(found, key=lambda f: ("error", "warning", "info").index(f["level"])):
@@ -131,16 +216,21 @@ def _human(folder: str, document: dict, readings: dict, found: list[dict], lang:
     return lines
 
 
-def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: str) -> str:
+def _json(folder: str, document: dict, readings: dict, found: list[dict], lang: str, judged: dict) -> str:
     from maskattn_tui.doctor import report
 
     users = mask_users(primary(document["calls"]))
     masks = []
     for digest, (_, info, diag) in readings.items():
+        diagnosis = report.to_json(diag, info, lang)
+        if judged.get(digest) == "matches":  # the table-only warnings the calls' own intent settled
+            findings = diagnosis.get("findings") or []
+            diagnosis["findings"] = [f for f in findings if f.get("level") == "info"]
+            diagnosis["settled_by_intent"] = [f["code"] for f in findings if f.get("level") != "info"]
         masks.append({"hash": digest, "calls": [c["call"] for c in users[digest]],
                       "sites": sorted({c["site"] for c in users[digest] if c.get("site")}),
-                      "from": (users[digest][0].get("mask") or {}).get("from"),
-                      "diagnosis": report.to_json(diag, info, lang)})
+                      "from": (users[digest][0].get("mask") or {}).get("from"), "intent": judged.get(digest),
+                      "diagnosis": diagnosis})
     return report.dumps({
         "schema": SCHEMA, "folder": folder, "complete": bool(document.get("complete")),
         "manifest": document.get("manifest", True),
@@ -221,9 +311,13 @@ def summary_rows(calls: list[dict], folder: str, lang: str = "en") -> list[tuple
     ("error", "warning", or None) for the notebook's colours and words; the
     folder reader's notes last."""
     notes = capture_folder.Notes()
-    readings = read_masks(folder, calls, notes)
+    readings, _, judged = judge(folder, calls, notes)
     users = mask_users(primary(calls))
-    rows = [(next((level for level in ("error", "warning") if any(f.level == level for f in diag.findings)), None),
-             mask_line(digest, diag, users[digest], lang)) for digest, (_, _, diag) in readings.items()]
+    rows = []
+    for digest, (_, _, diag) in readings.items():
+        levels = [f.level for f in diag.findings] if judged.get(digest) != "matches" else []
+        rows.append((next((level for level in ("error", "warning") if level in levels), None),
+                     mask_line(digest, diag, users[digest], lang, judged.get(digest),
+                               layer_calls(users[digest], calls))))
     return (rows or [(None, t("capture.report.no_calls", lang))]) + \
         [("warning", line.strip()) for line in note_lines(notes, lang)]

@@ -38,13 +38,17 @@ def _finding(code: str, level: str, calls: list[int], **params) -> dict:
     return {"code": code, "level": level, "calls": calls, "params": params}
 
 
-def cross_call(calls: list[dict], readings: dict) -> list[dict]:
-    """`readings`: hash -> the doctor's Diagnosis of that mask."""
+def cross_call(calls: list[dict], readings: dict, covered: frozenset = frozenset(),
+               meant: frozenset = frozenset()) -> list[dict]:
+    """`readings`: hash -> the doctor's Diagnosis of that mask. `covered`:
+    calls checked against their own intent (against_intent.py), which the
+    table-only findings leave alone; `meant`: those whose empty rows their
+    intent leaves empty too."""
     shown = primary(calls)
     out: list[dict] = []
-    out += _causal_decode(attention_calls(calls))
-    out += _layers_differ(shown)
-    out += _empty_rows(shown, readings)
+    out += _causal_decode([c for c in attention_calls(calls) if c["call"] not in covered])
+    out += _layers_differ([c for c in shown if c["call"] not in covered])
+    out += _empty_rows(shown, readings, meant)
     out += _block_masks(shown)
     out += _overflow(shown)
     out += _window_in_cache(calls)
@@ -128,7 +132,7 @@ def _layers_differ(calls: list[dict]) -> list[dict]:
     return out
 
 
-def _empty_rows(calls: list[dict], readings: dict) -> list[dict]:
+def _empty_rows(calls: list[dict], readings: dict, meant: frozenset = frozenset()) -> list[dict]:
     out = []
     users: dict[str, list[int]] = {}  # once, not a pass over every call per mask
     for call in calls:
@@ -140,7 +144,9 @@ def _empty_rows(calls: list[dict], readings: dict) -> list[dict]:
         used = users.get(digest, [])
         if used:
             rows = ", ".join(map(str, diag.empty_rows))
-            out.append(_finding("empty-rows", "warning", used, mask=digest, rows=rows, count=diag.empty_row_count))
+            # every call that used it left those rows empty by its own intent (PAD queries): said, not warned
+            code, level = ("empty-rows-meant", "info") if set(used) <= meant else ("empty-rows", "warning")
+            out.append(_finding(code, level, used, mask=digest, rows=rows, count=diag.empty_row_count))
     return out
 
 

@@ -276,6 +276,10 @@ def _calls(folder: str, where: int | str, notes: Notes, check: bool = True) -> l
             record["call"] = len(calls)
             if record.get("within") is not None:
                 record["within"] = numbers.get(record["within"]) if type(record["within"]) is int else None
+            intent = record.get("intent")
+            if isinstance(intent, dict) and intent.get("builder_call") is not None:  # the mask builder's call
+                made = intent["builder_call"]
+                intent["builder_call"] = numbers.get(made) if type(made) is int else None
             calls.append(record)
     return calls
 

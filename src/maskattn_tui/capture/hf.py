@@ -13,6 +13,7 @@ import sys
 import torch
 
 from maskattn_tui.capture import tables, weights
+from maskattn_tui.capture.hf_intent import Built, CacheWatch, builder_context, call_intent
 
 
 def _transformers():
@@ -20,13 +21,14 @@ def _transformers():
     never makes a torch-only script import it (install() is tried again at
     every outermost module forward, so a script that imports transformers
     after capture started is seen from its first forward on)."""
-    if "transformers.modeling_utils" not in sys.modules:  # (masking_utils then costs little)
-        return None
+    loaded = sys.modules.get("transformers.modeling_utils")  # (masking_utils then costs little)
+    if loaded is None or getattr(getattr(loaded, "__spec__", None), "_initializing", False):
+        return None  # not imported, or still being imported (the mode sees torch calls made meanwhile)
     try:
-        from transformers import masking_utils, modeling_utils
+        from transformers import cache_utils, masking_utils, modeling_utils
     except ImportError:
         return None
-    return modeling_utils, masking_utils
+    return modeling_utils, masking_utils, cache_utils
 
 
 _ARGUMENTS = ("module", "query", "key", "value", "attention_mask")
@@ -37,6 +39,9 @@ class HfHooks:
         self.recorder = recorder
         self._undo: list = []
         self._wrapped: dict = {}
+        #: the intent side (hf_intent.py): cache positions, which builder made a mask
+        self.caches = CacheWatch()
+        self.built = Built()
 
     installed = False
 
@@ -47,7 +52,7 @@ class HfHooks:
         if found is None:
             return
         self.installed = True
-        modeling_utils, masking_utils = found
+        modeling_utils, masking_utils, cache_utils = found
         cls = modeling_utils.AttentionInterface
         original = cls.get_interface
         hooks = self
@@ -67,6 +72,8 @@ class HfHooks:
             had_local = name in registry._local_mapping
             registry[name] = self._builder(builder, name)
             self._undo.append(functools.partial(_put_back, registry, name, builder, had_local))
+        self.caches.install(cache_utils)
+        self._undo.append(self.caches.remove)
 
     def remove(self) -> None:
         for undo in reversed(self._undo):
@@ -78,7 +85,7 @@ class HfHooks:
         key = (fn, implementation)
         wrapped = self._wrapped.get(key)
         if wrapped is None:
-            recorder = self.recorder
+            recorder, hooks = self.recorder, self
 
             @functools.wraps(fn)
             def attention(*args, **kwargs):
@@ -89,8 +96,13 @@ class HfHooks:
                 query = named.get("query")
                 if not isinstance(query, torch.Tensor) or not isinstance(named.get("key"), torch.Tensor):
                     return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
-                entry = (named.get("module"), query, named["key"], named.get("attention_mask"), implementation, kwargs,
-                         recorder.qk)
+                module, mask = named.get("module"), named.get("attention_mask")
+                try:
+                    intent = (hooks.caches.take(getattr(module, "layer_idx", None), named["key"]),
+                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward, module))
+                except Exception:  # noqa: BLE001 - capture must not break the run
+                    intent = (None, (None, None))
+                entry = (module, query, named["key"], mask, implementation, kwargs, recorder.qk, intent)
                 index = recorder.record("hf", _hf_call, entry)
                 with recorder.within(index, query.shape[-2]):
                     return fn(*args, **kwargs)
@@ -99,13 +111,21 @@ class HfHooks:
         return wrapped
 
     def _builder(self, fn, name: str):
-        recorder = self.recorder
+        recorder, built = self.recorder, self.built
 
         @functools.wraps(fn)
         def build(*args, **kwargs):
             out = fn(*args, **kwargs)
             if not torch.compiler.is_compiling():
-                recorder.record("hf-mask", _hf_mask, (name, kwargs, out))
+                try:
+                    context = builder_context()
+                except Exception:  # noqa: BLE001 - capture must not break the run
+                    context = {"builder": None, "overlays": []}
+                index = recorder.record("hf-mask", _hf_mask, (name, kwargs, out, context))
+                try:
+                    built.add(out, index, {**context, "q_len": kwargs.get("q_length")}, recorder.sites.forward)
+                except Exception:  # noqa: BLE001
+                    pass
             return out
         return build
 
@@ -118,7 +138,7 @@ def _put_back(registry, name: str, builder, had_local: bool) -> None:
 
 
 def _hf_call(entry: tuple, store) -> dict:
-    module, query, key, mask, implementation, kwargs, qk = entry
+    module, query, key, mask, implementation, kwargs, qk, intent = entry
     rows, keys = query.shape[-2], key.shape[-2]
     window = kwargs.get("sliding_window")
     out = {"implementation": implementation, "q_len": rows, "k_len": keys, "batch": query.shape[0],
@@ -129,13 +149,20 @@ def _hf_call(entry: tuple, store) -> dict:
            "module_is_causal": getattr(module, "is_causal", None),
            "layer_type": _layer_type(module)}
     if isinstance(mask, torch.Tensor):
-        out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
+        try:
+            out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
+        except (RuntimeError, ValueError) as exc:  # a mask that does not fit the keys (torch or numpy says so; the implementation may drop it)
+            out["mask"], out["mask_error"] = None, f"{tables.describe(mask)['shape']}: {exc}"[:300]
     else:
         out["mask"] = None  # the implementation decides (sdpa: is_causal; the SDPA call inside shows it)
     if qk is not None:  # --weights
         scale = out["scale"] if out["scale"] is not None else getattr(module, "scaling", None)
         out["weights"] = weights.keep(qk, query, key, scale if isinstance(scale, (int, float)) else None,
                                       out["softcap"])
+    try:
+        out["intent"] = call_intent(module, query, key, kwargs, *intent)
+    except Exception as exc:  # noqa: BLE001 - the call itself stays recorded (the doctor reads its table alone)
+        out["intent"], out["intent_error"] = None, f"{type(exc).__name__}: {exc}"[:300]
     return out
 
 
@@ -148,7 +175,7 @@ def _layer_type(module) -> str | None:
 
 
 def _hf_mask(entry: tuple, store) -> dict:
-    name, kwargs, out = entry
+    name, kwargs, out, context = entry
     padding = kwargs.get("attention_mask")
     function = kwargs.get("mask_function")
     return {"implementation": name, "batch": kwargs.get("batch_size"), "q_len": kwargs.get("q_length"),
@@ -156,10 +183,47 @@ def _hf_mask(entry: tuple, store) -> dict:
             "kv_offset": _int(kwargs.get("kv_offset")),
             "mask_function": getattr(function, "__qualname__", None) if function is not None else None,
             "padding_mask": None if padding is None else {**tables.describe(padding), **tables.padding_runs(padding)},
-            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out, values=False)}
+            "result": None if not isinstance(out, torch.Tensor) else tables.describe(out, values=False), **context}
 
 
 def _int(value):
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         return int(value)
     return value if isinstance(value, int) else None
+
+
+class AfterImport:
+    """Calls `then` right after the module `name` is first executed (a
+    finder first on sys.meta_path that wraps that one module's loader);
+    nothing when it is imported already or never."""
+
+    def __init__(self, name: str, then) -> None:
+        self.name, self.then = name, then
+
+    def install(self) -> None:
+        if self.name not in sys.modules and self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+    def remove(self) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        self.remove()  # once; and the other finders below find the spec
+        spec = next((found for finder in sys.meta_path if hasattr(finder, "find_spec")
+                     for found in [finder.find_spec(fullname, path, target)] if found is not None), None)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run, then = loader.exec_module, self.then
+
+        def exec_module(module):
+            run(module)
+            try:
+                then()
+            except Exception:  # noqa: BLE001 - capture must not break the run (the first forward tries again)
+                pass
+        loader.exec_module = exec_module  # this module's own loader object
+        return spec

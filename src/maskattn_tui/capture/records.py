@@ -64,7 +64,7 @@ CALL = {"call": _count, "index": _int, "pid": _int, "within": _int, "forward": _
         "sliding_window": _int, "kv_offset": _int, "is_causal": _bool,
         "site": _str, "frame": _str, "user_frame": _str, "layer_type": _str, "implementation": _str,
         "error": _str, "mask": lambda v: isinstance(v, dict), "block_mask": lambda v: isinstance(v, dict),
-        "documents": _documents}  # (`weights` is real_weights.py's to judge: a bad one, no real bars)
+        "documents": _documents, "intent": lambda v: isinstance(v, dict)}  # (`weights` is real_weights.py's to judge: a bad one, no real bars)
 MASK = {"from": lambda v: v in SOURCES, "polarity": _str, "batch": _positive, "heads": _positive,
         "hashes": _hashes, "min": _number, "neg_inf": _bool, "dtype": _str}
 #: a flex call's BlockMask: the fields the findings compute with (required)

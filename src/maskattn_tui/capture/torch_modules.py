@@ -191,8 +191,17 @@ def _positions(entry, store) -> dict:
     position_ids, padding = entry
     ids = position_ids.detach().reshape(-1, position_ids.shape[-1]).cpu()
     real = None
+    if isinstance(padding, dict):  # a mask per layer type, built ahead (Gemma 3's generate): any shows the PAD keys
+        padding = next((m for m in padding.values() if isinstance(m, torch.Tensor) and m.dim() == 4), None)
     if isinstance(padding, torch.Tensor) and padding.dim() == 2 and padding.shape[-1] == ids.shape[-1]:
         real = padding.detach().cpu().bool().expand(ids.shape[0], -1)
+    elif isinstance(padding, torch.Tensor) and padding.dim() == 4 and padding.shape[-1] >= ids.shape[-1] and \
+            padding.shape[-2] == ids.shape[-1] and padding.shape[0] in (1, ids.shape[0]):
+        # a 4-D mask built ahead (a static cache's generate): from an empty cache, token i is key i, and a
+        # PAD token is the key no query sees
+        seen = padding.detach().cpu()
+        seen = seen if seen.dtype == torch.bool else seen > torch.finfo(seen.dtype).min / 2
+        real = seen[..., :ids.shape[-1]].any(dim=-2).any(dim=1).expand(ids.shape[0], -1)
     rows = []
     for b, row in enumerate(ids[:64]):
         values = [int(v) for v, keep in zip(row, real[b] if real is not None else [True] * row.numel()) if keep]

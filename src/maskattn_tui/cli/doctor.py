@@ -8,6 +8,8 @@ light); `run` imports them.
     maskattn-tui doctor FILE --expect [--past P] [--new N] [--pad K] [--pad-side left|right]
         [--no-causal] [--window W] [--chunk C] [--prefix P] [--documents L1,L2,...] [--tree -1,0,0,...]
     maskattn-tui doctor A --against B           (the cells where two masks differ)
+    maskattn-tui doctor FILE --config config.json [--layer N] [--past P] [--token-type-ids ...]
+        [--attention-mask ...]                   (against each layer's intent: doctor.intent_run)
 
 The --expect options are explore's (explore.fields.MASK_FIELDS, with a saved
 mask's wider bounds): the same parse, ranges, combination checks and
@@ -91,6 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str, lang_type) -> None
     ex = parser.add_argument_group(h("expect_group"))
     ex.add_argument("--expect", action="store_true", help=h("expect"))
     add_field_options(ex, EXPECT_FIELDS, lambda dest: h(HELP_KEYS[dest[len("expect_"):]]), expect_dest)
+    it = parser.add_argument_group(t("intent.help.group", lang))  # doctor.intent_run
+    it.add_argument("--config", metavar="CONFIG", help=t("intent.help.config", lang))
+    it.add_argument("--layer", metavar="N", help=t("intent.help.layer", lang))
+    it.add_argument("--token-type-ids", type=_numbers(lang, 0), metavar="0,1,1,...",
+                    help=t("intent.help.token_type_ids", lang))
     cap = parser.add_argument_group("capture")  # doctor DIR: a capture folder (maskattn_tui.capture.doctor)
     cap.add_argument("--call", type=_whole(lang, 0), metavar="N", help=t("capture.help.call", lang))
     cap.add_argument("--site", metavar="PATTERN", help=t("capture.help.site", lang))
@@ -99,7 +106,27 @@ def add_arguments(parser: argparse.ArgumentParser, lang: str, lang_type) -> None
     accept_dash_lists(parser)
 
 
+def _check_config(args) -> None:
+    """--config goes with a FILE; --layer and --token-type-ids with --config."""
+    if args.config is None:
+        for dest, option in (("layer", "--layer"), ("token_type_ids", "--token-type-ids")):
+            if getattr(args, dest) is not None:
+                raise MaskattnError("intent_needs_config", option=option)
+        return
+    if args.file is None:
+        raise MaskattnError("intent_needs_file")
+    for f in EXPECT_FIELDS:  # --config states the rule; only --past places the mask
+        if f.name != "past" and hasattr(args, expect_dest(f)):
+            raise MaskattnError("intent_not_with", option=f.flag)
+    for dest, option in (("expect", "--expect"), ("against", "--against"), ("position_ids", "--position-ids")):
+        if getattr(args, dest, None) not in (None, False):
+            raise MaskattnError("intent_not_with", option=option)
+
+
 def _check(args) -> None:
+    _check_config(args)
+    if args.config is not None:
+        return
     if args.file is not None and args.attention_mask is not None:
         raise MaskattnError("doctor_both")
     if args.file is None and args.attention_mask is None:
@@ -142,6 +169,8 @@ def run(args, lang: str) -> int:
     if args.float_mask is not None and (args.attention_mask is not None or os.path.isdir(args.file)):
         raise MaskattnError("doctor_float_mask_saved", what=args.file or "--attention-mask")
     if args.file is not None and os.path.isdir(args.file):
+        if args.config is not None:
+            raise MaskattnError("intent_not_with", option="DIR")
         from maskattn_tui.capture.doctor import run as run_capture
 
         return run_capture(args, lang)
@@ -149,14 +178,20 @@ def run(args, lang: str) -> int:
         if getattr(args, dest, None) is not None:
             raise MaskattnError("capture_only_folder", option=option)
     if _mask_mod(args):
+        if args.config is not None:
+            raise MaskattnError("intent_not_with", option="FILE.py:NAME")
         from maskattn_tui.scale.doctor_run import run as run_mask_mod
 
         return run_mask_mod(args, lang)
-    if args.attention_mask is not None:
+    if args.attention_mask is not None and args.config is None:
         return _run_hf(args, lang)
     from maskattn_tui.doctor.slices import load_all
 
     array, mask, info = load_all(args.file, args.batch, args.head, args.key)
+    if args.config is not None:
+        from maskattn_tui.doctor.intent_run import run as run_intent
+
+        return run_intent(array, mask, info, args, lang, _write, _hf_past(args))
     if getattr(args, "against", None) is not None:
         if args.expect:
             raise MaskattnError("doctor_against_expect")
@@ -199,6 +234,7 @@ def _run_hf(args, lang: str) -> int:
         document = report.to_json(diag, pair.info, lang, pair.findings)
         document["attention_mask"] = list(args.attention_mask)
         document["expected_position_ids"] = list(pair.expected_positions)
+        document["packed_documents"] = None if pair.documents is None else [list(d) for d in pair.documents]
         _write(report.dumps(document))
     else:
         _write(report.human(diag, pair.info, lang, pair.table, pair.findings))
