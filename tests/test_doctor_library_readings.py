@@ -75,8 +75,9 @@ def t5_bias(decoder):
 
 
 def flax_masks():
-    import jax.numpy as jnp  # (imported by the tests that use them: collection stays light)
-    from flax import linen as nn
+    # imported by the tests that use them (collection stays light); Python 3.11+ only (pyproject)
+    jnp = pytest.importorskip("jax.numpy")
+    nn = pytest.importorskip("flax.linen")
 
     x, valid = jnp.ones((1, 6)), jnp.array([[1, 1, 1, 1, 0, 0]])
     causal, pad = nn.make_causal_mask(x), nn.make_attention_mask(valid, valid)
@@ -85,8 +86,7 @@ def flax_masks():
 
 
 def keras_mask(pad):
-    import keras
-
+    keras = pytest.importorskip("keras")
     mha = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
     q = keras.ops.ones((1, 6, 8))
     real = keras.ops.convert_to_tensor(np.array([[True] * 4 + [False] * 2])) if pad else None
