@@ -10,11 +10,11 @@ import pytest
 from textual.widgets import Input
 
 from maskattn_tui.cli.export import settle
-from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.maskmode.saved_doc import open_mask
 from maskattn_tui.i18n import t
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.mask_goto import parse_goto
-from maskattn_tui.doctor.block_stats import block_stats
+from maskattn_tui.maskmode.block_stats import block_stats
 
 
 def causal(rows, keys):

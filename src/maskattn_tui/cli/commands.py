@@ -267,7 +267,7 @@ def cmd_tui(args, lang: str) -> int:
         raise UsageError(t("cli.exit_needs_play", lang))
     if getattr(args, "owns_process", False) and not _on_a_terminal():
         raise CommandError("no_terminal")
-    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
+    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (maskmode.rule_doc)
     config = None if big else _explore_config(args)
     from maskattn_tui.cli.explore_options import experiments_from_args, lenses_from_args
     from maskattn_tui.tui.app import make_app
@@ -278,7 +278,7 @@ def cmd_tui(args, lang: str) -> int:
     lens = lenses_from_args(args) is not None
     if big:
         from maskattn_tui.cli.big_config import big_config_from_args
-        from maskattn_tui.scale.rule_doc import RuleDoc
+        from maskattn_tui.maskmode.rule_doc import RuleDoc
 
         mask = RuleDoc(big_config_from_args(args), lang)
     else:

@@ -65,7 +65,7 @@ def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | 
                tokens: tuple[str, ...] | None = None, row: int | None = None, key: int | None = None) -> None:
     width = console.width
     tables = doc.tables
-    from maskattn_tui.doctor.mask_source import CellSource
+    from maskattn_tui.maskmode.sources import CellSource
 
     frozen = TableBlock(CellSource(tables, "user"), palette, lang, 0, 1).frozen
     fit_cols = max(1, ((width - GAP) // 2 - frozen) // COMPACT)

@@ -1,4 +1,4 @@
-"""Mask mode's three blocks for a mask document (doctor.mask_open.MaskDoc)
+"""Mask mode's three blocks for a mask document (maskmode.saved_doc.MaskDoc)
 and a view state (model.mask_model.MaskState): the user's table beside the
 rule's, the bars of the selected row, the explanation. The mask screen's
 views and `print --mask` both draw these (render.mask_lines' blocks over
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from maskattn_tui.doctor.mask_source import BlockSource, CellSource, Window
-from maskattn_tui.doctor.mask_tables import REASONS
-from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections, user_title
+from maskattn_tui.maskmode.sources import BlockSource, CellSource, Window
+from maskattn_tui.maskmode.tables import REASONS
+from maskattn_tui.maskmode.text import bars_caption, rule_title, sections, user_title
 from maskattn_tui.i18n import t
 from maskattn_tui.render.blocks import TextBlock
 from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
@@ -53,7 +53,7 @@ def title_forms(doc, lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Each table's titles, fullest first (the first that fits is shown,
     never one cut mid-word): the whole title, without its label, a short
     rule name, the label alone."""
-    if hasattr(doc, "titles"):  # a rule's own document (scale.rule_doc) names itself
+    if hasattr(doc, "titles"):  # a rule's own document (maskmode.rule_doc) names itself
         rule, same = doc.titles(lang)
         short = _short_rule(doc.config.options, lang)
         left = (rule, _bare(rule, "scale_app.table.rule", "rules", lang),
@@ -130,7 +130,7 @@ def row_bars(doc, state, lang: str, palette: Palette, width: int, room: int) -> 
 def explanation(doc, state, lang: str, palette: Palette, width: int, printed: bool = False) -> TextBlock:
     """The selection, the findings, what was read, the legend (`printed`:
     print --mask's, which names options, not keys)."""
-    if hasattr(doc, "sections"):  # a rule the user built (scale.rule_doc): the rule, no doctor reading
+    if hasattr(doc, "sections"):  # a rule the user built (maskmode.rule_doc): the rule, no doctor reading
         found = doc.sections(state, lang, palette.cell_glyph)
     else:
         found = sections(doc.tables, doc.info, state, lang, palette.cell_glyph, printed)

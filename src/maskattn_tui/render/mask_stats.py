@@ -1,9 +1,9 @@
 """FlexAttention's view of a mask, as `print(block_mask)` gives it, drawn
-for mask mode's explanation: the counts of doctor.block_stats at 128."""
+for mask mode's explanation: the counts of maskmode.block_stats at 128."""
 
 from __future__ import annotations
 
-from maskattn_tui.doctor.block_stats import block_stats
+from maskattn_tui.maskmode.block_stats import block_stats
 from maskattn_tui.render.grid_lines import Line, wrap_text
 from maskattn_tui.render.numbers import count
 from maskattn_tui.render.palette import Palette

@@ -24,9 +24,9 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from maskattn_tui.doctor.mask_open import MaskDoc, open_mask, split_key
-from maskattn_tui.doctor.mask_source import CellSource
-from maskattn_tui.doctor.mask_text import view_line
+from maskattn_tui.maskmode.saved_doc import MaskDoc, open_mask, split_key
+from maskattn_tui.maskmode.sources import CellSource
+from maskattn_tui.maskmode.text import view_line
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
 from maskattn_tui.model.commands import COMMANDS, MASK
@@ -89,7 +89,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
         #: The title bar's text as last shown.
         self._title: str | None = None
         self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, 20, 20, size,
-                                                      getattr(tables, "least", 1)))  # a rule: scale.rule_tables
+                                                      getattr(tables, "least", 1)))  # a rule: maskmode.rule_tables
 
     def compose(self) -> ComposeResult:
         glyphs, doc = self.glyphs, self.doc
@@ -171,7 +171,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
             self._title = title
             self.query_one("#mask-title", Static).update(title, layout=False)  # one line, always
         width = self.size.width or 80
-        grid_key = getattr(self.doc, "grid_title", "doctor_tui.panel.grid")  # a rule's own (scale.rule_doc)
+        grid_key = getattr(self.doc, "grid_title", "doctor_tui.panel.grid")  # a rule's own (maskmode.rule_doc)
         for selector, key in (("#mask-grid", grid_key), ("#mask-bars", "tui.panel.bars"),
                               ("#mask-explain", "tui.panel.explain")):
             pane = self.query_one(selector)
@@ -201,7 +201,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
         if picker is not None:  # a capture folder: the same call's other batch row or head
             self._capture_step("slice_step", dim, delta)
             return
-        from maskattn_tui.doctor.mask_open import other_slice
+        from maskattn_tui.maskmode.saved_doc import other_slice
 
         lang = self.lang
         if self.doc.info.format == "mask_mod":  # its b and h are arguments, chosen on the command line
@@ -285,7 +285,7 @@ def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
 
 def _read_doc(path: str):
     if os.path.isdir(path):  # a capture folder (maskattn-tui capture)
-        from maskattn_tui.capture.picker import open_capture
+        from maskattn_tui.maskmode.capture_doc import open_capture
 
         return open_capture(path)
     path, key = split_key(path)  # FILE[KEY]: one array of a .npz / .safetensors / dict .pt

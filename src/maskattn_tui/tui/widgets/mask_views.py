@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from textual.geometry import Size
 
-from maskattn_tui.doctor.mask_open import MaskDoc
+from maskattn_tui.maskmode.saved_doc import MaskDoc
 from maskattn_tui.model.mask_model import MaskState
 from maskattn_tui.render.grid_lines import Block
 from maskattn_tui.render.mask_figure import explanation, keys_shown, row_bars, table_sources, twin_tables

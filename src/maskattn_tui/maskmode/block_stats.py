@@ -40,7 +40,7 @@ class BlockStats:
 
 
 def block_stats(tables, block: int = FLEX_BLOCK) -> BlockStats:
-    if hasattr(tables, "block_stats"):  # a rule of any length (scale.rule_tables): counted by bands
+    if hasattr(tables, "block_stats"):  # a rule of any length (maskmode.rule_tables): counted by bands
         return tables.block_stats(block)
     from maskattn_tui.doctor.blocks import EMPTY, FULL, PARTIAL  # numpy: loaded with the tables
 

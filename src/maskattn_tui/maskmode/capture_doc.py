@@ -3,7 +3,7 @@ capture, one call's slice at a time. The picker lists every (call, batch
 row, head) slice of the calls that stand for one attention each; n / N go
 to the next / previous call, m / M to the next / previous distinct mask
 (its first call). Each step opens that slice's table as mask mode opens a
-file (doctor.mask_open), with the picker on the document."""
+file (maskmode.saved_doc), with the picker on the document."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class CallPicker:
     def open(self):
         """Mask mode's document for this slice; MaskattnError (naming the
         calls) when its table is refused."""
-        from maskattn_tui.doctor.mask_open import open_mask
+        from maskattn_tui.maskmode.saved_doc import open_mask
 
         call, _, _, digest = self.entry
         try:
@@ -102,7 +102,7 @@ class CallPicker:
         import numpy as np
 
         from maskattn_tui.capture.real_weights import call_scores
-        from maskattn_tui.doctor.mask_open import check_finite
+        from maskattn_tui.maskmode.saved_doc import check_finite
 
         scores = call_scores(self.folder, call, b, h, np.asarray(table))
         if scores is None:

@@ -1,5 +1,5 @@
 """A rule of any length (`maskattn-tui --new 131072 --window 4096`) as mask
-mode's tables (doctor.mask_tables.MaskTables' methods), backed by the
+mode's tables (maskmode.tables.MaskTables' methods), backed by the
 rule's row runs (scale.intervals) instead of a saved array: cells only for
 the tiles the grid asks for (Runs.band), block counts analytically.
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_tables import BlockCounts, MaskTables
-from maskattn_tui.doctor.block_stats import BLOCK_SIZES
+from maskattn_tui.maskmode.tables import BlockCounts, MaskTables
+from maskattn_tui.maskmode.block_stats import BLOCK_SIZES
 from maskattn_tui.scale.blocks import EMPTY, FULL, PARTIAL, cdiv
 from maskattn_tui.scale.intervals import Runs
 
@@ -108,7 +108,7 @@ class RuleTables:
         return self._blocks[size]
 
     def block_stats(self, block: int):
-        """doctor.block_stats.BlockStats at `block`, counted by bands of Q-blocks
+        """maskmode.block_stats.BlockStats at `block`, counted by bands of Q-blocks
         (any length: the counts are never all held); kept, since the
         explanation pane asks at every move."""
         if block not in self._stats:
@@ -116,7 +116,7 @@ class RuleTables:
         return self._stats[block]
 
     def _count_stats(self, block: int):
-        from maskattn_tui.doctor.block_stats import BlockStats
+        from maskattn_tui.maskmode.block_stats import BlockStats
 
         n_q = cdiv(self.rows, block)
         step = max(1, _CHUNK_CELLS // (cdiv(self.keys, block) + 1))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from maskattn_tui.doctor.mask_tables import BLOCK_REASONS, REASONS, MaskTables
+from maskattn_tui.maskmode.tables import BLOCK_REASONS, REASONS, MaskTables
 
 TILE_ROWS, TILE_COLS = 32, 256
 #: Tiles kept (a screen of 160 x 48 needs a few).

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from maskattn_tui.doctor.mask_bars import RowWeights
-from maskattn_tui.doctor.mask_tables import BLOCK_REASONS, REASONS, MaskTables
+from maskattn_tui.maskmode.row_weights import RowWeights
+from maskattn_tui.maskmode.tables import BLOCK_REASONS, REASONS, MaskTables
 from maskattn_tui.i18n import t
 TYPE_CHECKING = False  # MaskState only names the annotations: the doctor does not import the app model
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 user's mask_mod. FILE.py is imported and run (the user's code, on their
 request).
 
-Mask mode's machinery (doctor.mask_open, doctor.mask_tables) reads a saved
+Mask mode's machinery (maskmode.saved_doc, maskmode.tables) reads a saved
 table, so the mask_mod is written tile by tile into an anonymous
 memory-mapped file of Q x K booleans, then opened as a saved mask is: the
 same diagnosis, block overview and drill-down. This holds up to
@@ -42,10 +42,10 @@ def mask_mod_table(spec: str, q_len: int, kv_len: int, b: int = 0, h: int = 0) -
 
 def open_mask_mod(spec: str, q_len: int | None, kv_len: int | None, batch: int | None, head: int | None,
                   scores: str | None):
-    """A MaskDoc (doctor.mask_open) of the mask_mod at (b, h) = (batch, head)."""
+    """A MaskDoc (maskmode.saved_doc) of the mask_mod at (b, h) = (batch, head)."""
     from maskattn_tui.doctor.diagnosis import diagnose
-    from maskattn_tui.doctor.mask_open import MaskDoc
-    from maskattn_tui.doctor.mask_tables import MaskTables
+    from maskattn_tui.maskmode.saved_doc import MaskDoc
+    from maskattn_tui.maskmode.tables import MaskTables
     from maskattn_tui.doctor.read import MaskInfo
 
     if q_len is None or kv_len is None:

@@ -1,6 +1,6 @@
 """Mask mode on an explore configuration of any length (`maskattn-tui --new
 131072 --window 4096`): a document with MaskDoc's reading surface (tables,
-info, weights(row)) over the rule's runs (scale.rule_tables), so the mask
+info, weights(row)) over the rule's runs (maskmode.rule_tables), so the mask
 screen and its views draw it as they draw a saved mask.
 
 A row's weights are the explorer's own softmax of Q.K over that row's
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_bars import RowWeights
-from maskattn_tui.doctor.mask_text import Section, legend, view_line, _block_here, _cell_here
+from maskattn_tui.maskmode.row_weights import RowWeights
+from maskattn_tui.maskmode.text import Section, legend, view_line, _block_here, _cell_here
 from maskattn_tui.engine.softmax import stable_softmax
 from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _draw, _rng
 from maskattn_tui.i18n import t
@@ -26,7 +26,7 @@ from maskattn_tui.scale.explore_big import TOP, BigConfig, row_numbers
 from maskattn_tui.scale.explore_print import _runs_text, rules_text
 from maskattn_tui.scale.inputs import draws
 from maskattn_tui.scale.intervals import rule_runs
-from maskattn_tui.scale.rule_tables import RuleTables
+from maskattn_tui.maskmode.rule_tables import RuleTables
 
 #: Rows whose weights are kept.
 WEIGHTS_KEPT = 8

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_bars import RowWeights, check_scores, row_weights
-from maskattn_tui.doctor.mask_tables import MaskTables
+from maskattn_tui.maskmode.row_weights import RowWeights, check_scores, row_weights
+from maskattn_tui.maskmode.tables import MaskTables
 from maskattn_tui.doctor.representation import bands
 from maskattn_tui.errors import MaskattnError
 
@@ -60,7 +60,7 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
     already read and checked by its reader (a capture folder's table).
     Raises MaskattnError."""
     # The readers and the diagnosis on first use: the mask screen imports this
-    # module for a long rule too (scale.rule_doc), which reads no file.
+    # module for a long rule too (maskmode.rule_doc), which reads no file.
     from maskattn_tui.doctor.diagnosis import diagnose
     from maskattn_tui.doctor.read import load_mask
 
