@@ -24,11 +24,12 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from maskattn_tui.maskmode.saved_doc import MaskDoc, open_mask, split_key
-from maskattn_tui.maskmode.sources import CellSource
-from maskattn_tui.maskmode.text import view_line
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.maskmode.document import MaskDocument
+from maskattn_tui.maskmode.saved_doc import open_mask, split_key
+from maskattn_tui.maskmode.sources import CellSource
+from maskattn_tui.maskmode.text import view_line
 from maskattn_tui.model.commands import COMMANDS, MASK
 from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.render.grid_lines import TableBlock
@@ -80,7 +81,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
 
     state: reactive[MaskState | None] = reactive(None, always_update=False, repaint=False)
 
-    def __init__(self, doc: MaskDoc, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
+    def __init__(self, doc: MaskDocument, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
         super().__init__()
         self.doc, self.glyphs = doc, glyphs
         tables = doc.tables
@@ -274,7 +275,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
         ask_goto(self)
 
 
-def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
+def show_mask(app, doc: MaskDocument, size: int | None = None) -> MaskScreen:
     """Mask mode on `doc` (a mask mode already open gives way to it)."""
     if isinstance(app.screen, MaskScreen):
         app.pop_screen()
