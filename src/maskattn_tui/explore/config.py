@@ -138,6 +138,12 @@ def _draw(rng: random.Random, n: int, lo: int, hi: int) -> list[int]:
     return [rng.randint(lo, hi) for _ in range(n)]
 
 
+def input_row(seed: int, matrix: str, position: int, n: int, lo: int, hi: int) -> list[int]:
+    """Row `position` of q, k or v (`matrix`) as generate_inputs draws it,
+    alone (scale's long rows draw only the rows they show)."""
+    return _draw(_rng(seed, matrix, position), n, lo, hi)
+
+
 def _matrix(field: str, value: object, rows: int, why: str) -> Matrix:
     m = validate_matrix(value, field)  # messages name the field (q, k or v)
     if len(m) != rows:

@@ -52,7 +52,7 @@ def view_line(state: ViewState, lang: str, offset: int) -> str:
     return t("doctor_tui.view.blocks", lang, size=state.size, auto=auto, rows=rows, cols=cols)
 
 
-def _cell_here(tables: Tables, state: ViewState, lang: str) -> list[Paragraph]:
+def cell_here(tables: Tables, state: ViewState, lang: str) -> list[Paragraph]:
     r, k = state.place
     user = int(tables.reasons("user", r, r + 1, k, k + 1)[0, 0])
     rule = int(tables.reasons("rule", r, r + 1, k, k + 1)[0, 0])
@@ -71,7 +71,7 @@ def _cell_here(tables: Tables, state: ViewState, lang: str) -> list[Paragraph]:
     return out
 
 
-def _block_here(tables: Tables, state: ViewState, lang: str, printed: bool = False) -> list[Paragraph]:
+def block_here(tables: Tables, state: ViewState, lang: str, printed: bool = False) -> list[Paragraph]:
     r0, r1, c0, c1 = state.span
     counts = tables.blocks(state.size)
     i, j = state.row, state.col
@@ -106,7 +106,7 @@ def sections(tables: MaskTables, info, state: ViewState, lang: str, glyph: Calla
     from maskattn_tui.doctor.report import finding_message, ordered_findings, summary_lines
 
     diag = tables.diagnosis
-    here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang, printed)
+    here = cell_here(tables, state, lang) if state.cells else block_here(tables, state, lang, printed)
     findings = ordered_findings(diag)
     listed: list[Paragraph] = [
         ("warning" if f.level == "error" else None,
