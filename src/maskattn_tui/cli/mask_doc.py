@@ -1,6 +1,9 @@
 """What --mask names, read and diagnosed before the app (or `print --mask`)
 starts: a saved mask file, a capture folder, or FILE.py:NAME, a mask_mod
-(the user's code, run on their request). A bad one: one line, exit 2."""
+(the user's code, run on their request). A bad one: one line, exit 2.
+
+It stays in cli, not in maskmode/: it reads argparse's options and refuses
+them with the parser's UsageError; the documents it opens are maskmode's."""
 
 from __future__ import annotations
 
