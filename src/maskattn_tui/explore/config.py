@@ -69,7 +69,7 @@ def _whole(field: str, value: object, lo: int, hi: int) -> int:
     return value
 
 
-def _simple(f, value: object, length: int) -> object:
+def checked_simple(f, value: object, length: int) -> object:
     """A field of a simple kind, checked against its schema entry."""
     if f.kind == "optional_int" and value is None:
         return None
@@ -204,7 +204,7 @@ class ExploreConfig(MaskParams):
         length = past + new
         for f in SCHEMA:
             if f.kind in ("int", "number", "bool", "choice", "optional_int") and f.name not in ("past", "new"):
-                set_(self, f.name, _simple(f, getattr(self, f.name), length))
+                set_(self, f.name, checked_simple(f, getattr(self, f.name), length))
         check_pattern(self)
         if self.q is not None:
             set_(self, "q", _matrix("q", self.q, new, "q"))

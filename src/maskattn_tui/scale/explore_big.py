@@ -21,7 +21,8 @@ from maskattn_tui.doctor.expect import ExpectOptions
 from maskattn_tui.doctor.rules import Rule
 from maskattn_tui.engine.softmax import stable_softmax
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _simple, input_row
+from maskattn_tui.explore.config import (INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, checked_simple,
+                                         input_row)
 from maskattn_tui.explore.fields import BY_NAME
 from maskattn_tui.scale.blocks import BlockMap, from_runs
 from maskattn_tui.scale.intervals import Runs, rule_runs
@@ -72,7 +73,7 @@ def big_config(given: dict[str, object]) -> BigConfig:
     other = {}
     for name in OTHER_FIELDS:
         if name in given:
-            other[name] = _simple(BY_NAME[name], given[name], options.past + options.new)
+            other[name] = checked_simple(BY_NAME[name], given[name], options.past + options.new)
     return BigConfig(options, **other)
 
 
