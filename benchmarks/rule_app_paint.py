@@ -1,6 +1,6 @@
 """The app at scale: the first stable paint at 100x30 of
 `maskattn-tui --new 131072 --window 4096` (mask mode over the rule's runs,
-scale.rule_doc) against a small configuration the explorer draws cell by
+maskmode.rule_doc) against a small configuration the explorer draws cell by
 cell (`--new 16 --window 4`), interleaved, medians and minima.
 
     python -m compileall -q src && python benchmarks/rule_app_paint.py [--runs 7]

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 from maskattn_tui.capture.folder import load  # noqa: E402
-from maskattn_tui.capture.picker import open_capture  # noqa: E402
+from maskattn_tui.maskmode.capture_doc import open_capture  # noqa: E402
 from maskattn_tui.cli import main  # noqa: E402
 from maskattn_tui.errors import MaskattnError  # noqa: E402
 

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from maskattn_tui.capture.picker import open_capture  # noqa: E402
+from maskattn_tui.maskmode.capture_doc import open_capture  # noqa: E402
 from maskattn_tui.tui import make_app  # noqa: E402
 from maskattn_tui.tui.mask_screen import MaskScreen  # noqa: E402
 

@@ -12,11 +12,11 @@ transformers = pytest.importorskip("transformers")
 from maskattn_tui.capture.findings import primary  # noqa: E402
 from maskattn_tui.capture.folder import load  # noqa: E402
 from maskattn_tui.capture.table_files import mask_path  # noqa: E402
-from maskattn_tui.capture.picker import CallPicker  # noqa: E402
+from maskattn_tui.maskmode.capture_doc import CallPicker  # noqa: E402
 from maskattn_tui.capture.real_weights import call_scores  # noqa: E402
 from maskattn_tui.cli import main  # noqa: E402
-from maskattn_tui.doctor.mask_bars import row_weights  # noqa: E402
-from maskattn_tui.doctor.mask_text import bars_caption  # noqa: E402
+from maskattn_tui.maskmode.row_weights import row_weights  # noqa: E402
+from maskattn_tui.maskmode.text import bars_caption  # noqa: E402
 
 #: row 0 left-padded by 2, row 1 full
 IDS = torch.tensor([[0, 0, 5, 6, 7], [3, 4, 5, 6, 7]])

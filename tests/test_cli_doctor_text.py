@@ -91,8 +91,8 @@ def test_one_row_is_singular(capsys, monkeypatch, tmp_path):
 
 
 def test_one_largest_weight_is_singular():
-    from maskattn_tui.doctor.mask_bars import RowWeights
-    from maskattn_tui.doctor.mask_text import bars_caption
+    from maskattn_tui.maskmode.row_weights import RowWeights
+    from maskattn_tui.maskmode.text import bars_caption
 
     weights = RowWeights(row=0, position=0, scores=np.zeros(3), visible=np.array([True, False, False]),
                          weights=np.array([1.0, 0.0, 0.0]), given=False)

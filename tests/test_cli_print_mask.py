@@ -68,7 +68,7 @@ def test_a_large_mask_prints_as_blocks(capsys, tmp_path):
 
 def test_print_mask_is_the_mask_screens_drawing(hidden_first_key):
     """The mask screen's grid pane, read as text, is print's table at its width."""
-    from maskattn_tui.doctor.mask_open import open_mask
+    from maskattn_tui.maskmode.saved_doc import open_mask
     from maskattn_tui.tui import make_app
 
     async def grid_lines():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_open import open_mask, other_slice
+from maskattn_tui.maskmode.saved_doc import open_mask, other_slice
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.mask_screen import MaskScreen
 from helpers import causal, text_of

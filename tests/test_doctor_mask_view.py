@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from maskattn_tui.doctor import diagnose
-from maskattn_tui.doctor.mask_bars import check_scores, generated_scores, row_weights
-from maskattn_tui.doctor.mask_source import TILE_COLS, TILE_ROWS, BlockSource, CellSource, Window
-from maskattn_tui.doctor.mask_tables import BASE, MaskTables
-from maskattn_tui.doctor.mask_text import bars_caption, sections
+from maskattn_tui.maskmode.row_weights import check_scores, generated_scores, row_weights
+from maskattn_tui.maskmode.sources import TILE_COLS, TILE_ROWS, BlockSource, CellSource, Window
+from maskattn_tui.maskmode.tables import BASE, MaskTables
+from maskattn_tui.maskmode.text import bars_caption, sections
 from maskattn_tui.engine.softmax import masked_softmax
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.model.mask_model import BLOCK_SIZES, auto_block, new_state, sizes_for

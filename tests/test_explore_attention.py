@@ -91,4 +91,4 @@ def test_one_attention_loop():
     numpy_exp = sorted(name for name, text in sources.items() if "np.exp(" in text)
     assert numpy_exp == ["engine/softmax_np.py"]
     callers = {name for name, text in sources.items() if "masked_softmax(" in text}
-    assert {"engine/attention.py", "doctor/mask_bars.py"} <= callers
+    assert {"engine/attention.py", "maskmode/row_weights.py"} <= callers

@@ -121,7 +121,7 @@ def test_a_printed_block_overview_names_options_not_keys(tmp_path, monkeypatch, 
 
 
 async def test_b_steps_through_a_captures_batch_rows(capture_folder):
-    from maskattn_tui.capture.picker import open_capture
+    from maskattn_tui.maskmode.capture_doc import open_capture
     from maskattn_tui.tui import make_app
 
     folder, mask = capture_folder
@@ -156,7 +156,7 @@ def test_the_two_tables_show_the_same_keys_at_every_width(tmp_path, width):
     """A table wider than the view: each half shows the same keys (an odd
     room gave the right table one cell more: at 16,384² in a 160-column
     terminal, 34 keys beside 33)."""
-    from maskattn_tui.doctor.mask_open import open_mask
+    from maskattn_tui.maskmode.saved_doc import open_mask
     from maskattn_tui.model.mask_model import new_state
     from maskattn_tui.render.mask_figure import table_sources, twin_tables
     from maskattn_tui.render.mask_lines import GAP
@@ -190,7 +190,7 @@ def test_batch_and_head_select_a_slice_of_a_4d_file(tmp_path, monkeypatch, capsy
 
 
 async def test_b_on_a_mask_mod_says_how_b_is_chosen(tmp_path, monkeypatch):
-    from maskattn_tui.scale.mask_open import open_mask_mod
+    from maskattn_tui.maskmode.mask_mod_doc import open_mask_mod
     from maskattn_tui.tui import make_app
 
     monkeypatch.chdir(tmp_path)

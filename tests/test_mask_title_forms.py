@@ -14,10 +14,10 @@ from rich.cells import cell_len
 from maskattn_tui.cli.big_config import big_config_from_args
 from maskattn_tui.cli.export import screen_text, settle
 from maskattn_tui.cli.parser import build_parser
-from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.maskmode.saved_doc import open_mask
 from maskattn_tui.render.mask_figure import title_forms
 from maskattn_tui.render.mask_lines import GAP
-from maskattn_tui.scale.rule_doc import RuleDoc
+from maskattn_tui.maskmode.rule_doc import RuleDoc
 from maskattn_tui.tui.app import make_app
 
 SIZES = [(100, 30), (80, 24), (60, 20)]

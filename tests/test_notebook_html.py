@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maskattn_tui.doctor import diagnose, open_array
+from maskattn_tui.doctor import diagnose
+from maskattn_tui.maskmode import open_array
 
 
 def _text(page: str) -> str:

@@ -92,7 +92,7 @@ async def test_o_opens_npz_and_safetensors_in_mask_mode(tmp_path):
 
 
 def test_mask_mode_takes_key_for_a_file_of_several_arrays(tmp_path, capsys):
-    from maskattn_tui.doctor.mask_open import open_mask
+    from maskattn_tui.maskmode.saved_doc import open_mask
 
     np.savez(tmp_path / "two.npz", causal=CAUSAL, full=np.ones((4, 4), dtype=bool))
     doc = open_mask(str(tmp_path / "two.npz"), key="full")

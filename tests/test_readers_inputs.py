@@ -208,7 +208,7 @@ def test_scores_not_finite_at_a_visible_cell_are_refused_before_the_app(tmp_path
     scores = np.zeros((4, 4))
     scores[2, 1] = value  # q2 reads k1
     np.save(tmp_path / "s.npy", scores)
-    from maskattn_tui.doctor.mask_open import open_mask
+    from maskattn_tui.maskmode.saved_doc import open_mask
 
     with pytest.raises(MaskattnError, match="row 2, key 1"):  # before: accepted, then NaN weights at the first draw
         open_mask(str(tmp_path / "m.npy"), scores=str(tmp_path / "s.npy"))
@@ -218,7 +218,7 @@ def test_scores_not_finite_at_a_visible_cell_are_refused_before_the_app(tmp_path
 
 
 def test_scores_not_finite_at_hidden_cells_are_kept(tmp_path):
-    from maskattn_tui.doctor.mask_open import open_mask
+    from maskattn_tui.maskmode.saved_doc import open_mask
 
     np.save(tmp_path / "m.npy", CAUSAL)
     scores = np.where(CAUSAL, np.arange(16.0).reshape(4, 4), -np.inf)  # a mask added to the scores

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from maskattn_tui.doctor.diagnosis import diagnose
-from maskattn_tui.doctor.mask_source import CellSource, Window
-from maskattn_tui.doctor.mask_tables import MaskTables
+from maskattn_tui.maskmode.sources import CellSource, Window
+from maskattn_tui.maskmode.tables import MaskTables
 from maskattn_tui.render.grid_lines import walked_scan
 from maskattn_tui.scale.explore_big import big_config
-from maskattn_tui.scale.rule_doc import RuleDoc
+from maskattn_tui.maskmode.rule_doc import RuleDoc
 
 
 

@@ -11,7 +11,7 @@ import pytest
 from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, _draw, _rng
 from maskattn_tui.scale.explore_big import big_config, overview, row_numbers
 from maskattn_tui.scale.inputs import draws
-from maskattn_tui.scale.rule_doc import RuleDoc
+from maskattn_tui.maskmode.rule_doc import RuleDoc
 
 # every length of position text from 1 to 7 digits, and its edges
 POSITIONS = [*range(0, 300), *range(995, 1005), *range(9990, 10010), *range(99990, 100010),

@@ -9,7 +9,7 @@ from maskattn_tui.cli import main
 torch = pytest.importorskip("torch")
 from torch.nn.attention.flex_attention import create_mask  # noqa: E402
 
-from maskattn_tui.scale.mask_open import open_mask_mod  # noqa: E402
+from maskattn_tui.maskmode.mask_mod_doc import open_mask_mod  # noqa: E402
 
 MOD = '''
 import torch

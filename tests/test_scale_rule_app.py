@@ -18,8 +18,8 @@ from maskattn_tui.explore.config import ExploreConfig, generate_inputs
 from maskattn_tui.scale.blocks import from_runs
 from maskattn_tui.scale.explore_big import big_config
 from maskattn_tui.cli.big_config import big_config_from_args
-from maskattn_tui.scale.rule_doc import RuleDoc
-from maskattn_tui.scale.rule_tables import block_counts
+from maskattn_tui.maskmode.rule_doc import RuleDoc
+from maskattn_tui.maskmode.rule_tables import block_counts
 
 SMALL = [
     dict(past=20, new=12, window=7),
@@ -102,7 +102,7 @@ def test_a_bad_big_option_is_one_line(capsys):
 
 
 def test_the_app_opens_at_131072_with_a_window_of_4096():
-    from maskattn_tui.doctor.mask_source import BlockSource, CellSource
+    from maskattn_tui.maskmode.sources import BlockSource, CellSource
     from maskattn_tui.tui.app import make_app
     from maskattn_tui.tui.mask_screen import MaskScreen
 

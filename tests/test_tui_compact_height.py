@@ -72,7 +72,7 @@ async def walk(lang: str, size: tuple[int, int]):
                 visible=explain.scrollable_content_region.height, caption=tallest,
                 grid_fits=panes["grid"].virtual_size.height <= panes["grid"].scrollable_content_region.height,
                 bars_fit=bars.virtual_size.height <= bars.scrollable_content_region.height,
-                tight=getattr(panes["grid"].figure, "tight", False)))
+                tight=panes["grid"].figure.tight))  # an attribute renamed fails here, never reads False
             await pilot.press("right")
             await settle(pilot)
     return seen

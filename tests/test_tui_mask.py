@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from maskattn_tui.cli.commands import main
-from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.maskmode.saved_doc import open_mask
 from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.help import HelpScreen, keys_table

@@ -10,11 +10,11 @@ import pytest
 from textual.widgets import Input
 
 from maskattn_tui.cli.export import settle
-from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.maskmode.saved_doc import open_mask
 from maskattn_tui.i18n import t
 from maskattn_tui.tui import make_app
 from maskattn_tui.tui.mask_goto import parse_goto
-from maskattn_tui.doctor.block_stats import block_stats
+from maskattn_tui.maskmode.block_stats import FLEX_BLOCK
 
 
 def causal(rows, keys):
@@ -115,7 +115,7 @@ def test_block_statistics_are_torchs():
             doc = open_mask(path)
         dense = torch.from_numpy(mask)
         block_mask = create_block_mask(lambda b, h, q, k: dense[q, k], None, None, *mask.shape, device="cpu")
-        stats = block_stats(doc.tables)
+        stats = doc.tables.block_stats(FLEX_BLOCK)
         full = int(block_mask.full_kv_num_blocks.sum()) if block_mask.full_kv_num_blocks is not None else 0
         assert (stats.full, stats.partial) == (full, int(block_mask.kv_num_blocks.sum()))
         assert stats.sparsity == pytest.approx(block_mask.sparsity())

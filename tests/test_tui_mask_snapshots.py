@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.maskmode.saved_doc import open_mask
 from maskattn_tui.tui import make_app
 
 SIZES = [(80, 24), (120, 36)]

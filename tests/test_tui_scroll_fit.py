@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from maskattn_tui.doctor.mask_open import open_mask
+from maskattn_tui.maskmode.saved_doc import open_mask
 from maskattn_tui.explore import ExploreConfig
 from maskattn_tui.tui import make_app
 

@@ -242,10 +242,10 @@ def _on_a_terminal() -> bool:
 def _app_start(args, lang: str):
     """What the app opens on: its explore configuration and the mask for
     mask mode (each None when not asked for); MaskattnError if bad."""
-    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (scale.rule_doc)
+    big = args.mask is None and _by_blocks(args)  # beyond 32 + 32: mask mode on the rule's runs (maskmode.rule_doc)
     if big:
         from maskattn_tui.cli.big_config import big_config_from_args
-        from maskattn_tui.scale.rule_doc import RuleDoc
+        from maskattn_tui.maskmode.rule_doc import RuleDoc
 
         return None, RuleDoc(big_config_from_args(args), lang)
     return _explore_config(args), mask_doc(args, lang)

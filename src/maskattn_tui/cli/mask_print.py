@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from maskattn_tui.maskmode.document import MaskDocument
 from maskattn_tui.render.mask_page import page
 from maskattn_tui.render.palette import Palette
 
 
-def print_mask(console: Console, doc, lang: str, palette: Palette, block: int | None = None,
+def print_mask(console: Console, doc: MaskDocument, lang: str, palette: Palette, block: int | None = None,
                tokens: tuple[str, ...] | None = None, row: int | None = None, key: int | None = None) -> None:
     for part in page(doc, lang, palette, console.width, block, tokens, row, key):
         console.print(part, crop=False)

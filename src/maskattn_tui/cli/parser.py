@@ -184,7 +184,7 @@ def _add_mask(p: argparse.ArgumentParser) -> None:
                    default=_UNSET)
     p.add_argument("--block", dest="mask_block", type=_block, metavar="N", help=_h("cli.help.mask_block"),
                    default=_UNSET)
-    # --mask FILE.py:NAME: a mask_mod, evaluated at these lengths (scale.mask_open)
+    # --mask FILE.py:NAME: a mask_mod, evaluated at these lengths (maskmode.mask_mod_doc)
     p.add_argument("--q-len", dest="mask_q_len", type=_int_in(1, 1 << 20, "cli.bad_index"), metavar="Q",
                    help=_h("scale.help.mask_q_len"), default=_UNSET)
     p.add_argument("--kv-len", dest="mask_kv_len", type=_int_in(1, 1 << 20, "cli.bad_index"), metavar="K",
@@ -192,7 +192,7 @@ def _add_mask(p: argparse.ArgumentParser) -> None:
 
 
 def _block(value: str) -> int:
-    from maskattn_tui.doctor.block_stats import BLOCK_SIZES
+    from maskattn_tui.maskmode.block_stats import BLOCK_SIZES
 
     if value.isdigit() and int(value) in BLOCK_SIZES:
         return int(value)

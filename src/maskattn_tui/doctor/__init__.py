@@ -24,7 +24,7 @@ from importlib import import_module
 _HOMES = {
     "load_mask": "read", "MaskInfo": "read",
     "diagnose": "diagnosis", "Diagnosis": "diagnosis", "Finding": "findings",
-    "block_overview": "blocks", "open_mask": "mask_open", "open_array": "mask_open",
+    "block_overview": "blocks",
     "expected_allowed": "expect", "ExpectOptions": "expect",
 }
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT, Comparison
+# _split (a comparison's cells shown / hidden in a reading) is --expect's own, shared here as --against
+# prints the same lines; expect_run.py is the one --expect result's to reshape (issue 34, point 3).
 from maskattn_tui.doctor.expect_run import SliceResult, _split, first_grid, result_lines, results_json
 from maskattn_tui.doctor.representation import Reading, classify, used_as
 from maskattn_tui.doctor.slices import load_all, slice_indexes

@@ -6,7 +6,12 @@ Each is scored by the fraction of non-empty rows whose last visible key is
 the row's own position ``row + offset``. Reading polarity off the
 bottom-right diagonal alone would call a top-left mask inverted; scoring
 both together does not. A best score of 0.5 or less means no causal order
-(e.g. an all-visible mask scores 1/L): alignment "none"."""
+(e.g. an all-visible mask scores 1/L): alignment "none".
+
+What the diagnosis (doctor.diagnosis) takes from `decide`: its polarity as
+the vote when the simplest readings of both polarities tie (only when a
+diagonal fits every row: score 1.0), and the scored table for --json. The
+polarity and alignment it reports are those of the reading it chose."""
 
 from __future__ import annotations
 
@@ -40,8 +45,9 @@ def score(stats: RowStats, offset: int) -> float:
 
 
 def decide(attend: RowStats, blocked: RowStats, rows: int, keys: int, polarity: str | None = None) -> Alignment:
-    """The best hypothesis; ties go to attend before blocked and bottom-right
-    before top-left. `polarity` fixes the polarity (the user said so)."""
+    """The best-scored hypothesis (ties: attend before blocked, bottom-right
+    before top-left) and every score; `polarity` fixes the polarity (the
+    user said so). The diagnosis votes with it on a tie (module note)."""
     bottom_right = keys - rows
     offsets = [("bottom-right", bottom_right)] + ([("top-left", 0)] if bottom_right != 0 else [])
     scored = []

@@ -3,7 +3,7 @@ per (query block, key block) tile 0 = empty (no visible cell), 1 = partial,
 2 = full. Streams over bands of query blocks (a memmap is read once).
 
 `tile_counts` (visible cells per tile of one band) and `categories` are
-shared with the TUI's block overview (doctor.mask_tables), which counts
+shared with the TUI's block overview (maskmode.tables), which counts
 the user's table, the rule's and their differences in one pass."""
 
 from __future__ import annotations

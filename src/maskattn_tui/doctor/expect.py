@@ -25,7 +25,7 @@ from maskattn_tui.doctor.compare import Comparison, compare
 from maskattn_tui.doctor.representation import Reading, classify, used_as
 from maskattn_tui.doctor.rules import Rule
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.explore.config import _simple  # the explorer's check of one simple field
+from maskattn_tui.explore.config import checked_simple  # the explorer's check of one simple field
 from maskattn_tui.explore.fields import BY_NAME, MASK_FIELDS
 from maskattn_tui.explore.mask_params import MaskParams
 from maskattn_tui.explore.patterns import check_pattern
@@ -48,10 +48,10 @@ class ExpectOptions(MaskParams):
         fields = {f.name: f for f in MASK_FIELDS}
         set_ = object.__setattr__
         for name in ("past", "new"):  # their bounds do not depend on the length
-            set_(self, name, _simple(fields[name], getattr(self, name), 0))
+            set_(self, name, checked_simple(fields[name], getattr(self, name), 0))
         for f in MASK_FIELDS:
             if f.kind in _SIMPLE_KINDS and f.name not in ("past", "new"):
-                set_(self, f.name, _simple(f, getattr(self, f.name), self.past + self.new))
+                set_(self, f.name, checked_simple(f, getattr(self, f.name), self.past + self.new))
         check_pattern(self)
 
     def rule(self) -> Rule:

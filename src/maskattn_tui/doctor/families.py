@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from maskattn_tui.doctor.patterns import (BLOCK_MIN, _chunk, _mode, _prefix, document_lengths,
+from maskattn_tui.doctor.patterns import (BLOCK_MIN, chunk_size, most_common, prefix_length, document_lengths,
                                           encoder_document_lengths, tree_parents, windowed_document_lengths)
 from maskattn_tui.doctor.representation import Reading, band_rows
-from maskattn_tui.doctor.rows import RowStats, _stats_of, column_counts, last_rows
+from maskattn_tui.doctor.rows import RowStats, row_runs_of, column_counts, last_rows
 from maskattn_tui.doctor.rules import TREE_MAX, Rule
 
 #: Family order on a tie of cost: the first is the reading shown first.
@@ -125,8 +125,8 @@ def _window_widths(stats: RowStats, p: np.ndarray, start: int, end: int) -> tupl
     """(left, right) widths of a two-sided window: the commonest distance
     to the first and last visible key among rows cut on that side."""
     rows = ~stats.empty & stats.contiguous
-    left = _mode((p - stats.lo)[rows & (stats.lo > start) & (p - stats.lo >= 0)])
-    right = _mode((stats.hi - p)[rows & (stats.hi < end) & (stats.hi - p >= 0)])
+    left = most_common((p - stats.lo)[rows & (stats.lo > start) & (p - stats.lo >= 0)])
+    right = most_common((stats.hi - p)[rows & (stats.hi < end) & (stats.hi - p >= 0)])
     return left, right
 
 
@@ -175,7 +175,7 @@ def _offsets(stats: RowStats, rows: int, keys: int) -> list[int]:
     if keys != rows:  # top-left: with more rows than keys, the rows past the keys see them all
         out.append(0)
     rows_seen = ~stats.empty & stats.contiguous
-    inferred = _mode(np.maximum(0, (stats.hi - np.arange(rows))[rows_seen]))
+    inferred = most_common(np.maximum(0, (stats.hi - np.arange(rows))[rows_seen]))
     if inferred is not None and 0 < inferred < keys - rows:
         out.append(inferred)
     return out
@@ -196,7 +196,7 @@ def candidates(reading: Reading, stats: RowStats, seen: np.ndarray | None = None
         base = Rule(rows=rows, keys=keys, offset=offset)
         p = np.arange(rows) + offset
         reach = int(min(keys - 1, max(0, p[-1])))
-        prefix = _prefix(stats, offset)
+        prefix = prefix_length(stats, offset)
         blocks = bidirectional_blocks(stats, offset)
         windowed = None
         for pad, side, gaps in pad_options(seen, reach):
@@ -210,7 +210,7 @@ def candidates(reading: Reading, stats: RowStats, seen: np.ndarray | None = None
             if prefix is not None:
                 yield "prefix", *_costed(padded.replace(prefix=prefix))
             start = pad if side == "left" else 0
-            window = _mode(stats.count[~stats.empty & stats.contiguous & (stats.lo > start)])
+            window = most_common(stats.count[~stats.empty & stats.contiguous & (stats.lo > start)])
             if window is not None:
                 yield "window", *_costed(padded.replace(window=window))
             if blocks is not None:
@@ -218,7 +218,7 @@ def candidates(reading: Reading, stats: RowStats, seen: np.ndarray | None = None
                 if window is not None:
                     yield "blocks", *_costed(padded.replace(blocks=blocks, window=window))
             if documents is not None:
-                chunk = _chunk(documents, padded.chunk_origin)
+                chunk = chunk_size(documents, padded.chunk_origin)
                 if chunk is not None:
                     yield "chunk", *_costed(padded.replace(chunk=chunk))
                 yield "documents", *_costed(padded.replace(documents=documents))
@@ -306,7 +306,7 @@ def _sinks(stats: RowStats, counts: np.ndarray, padded: Rule) -> Rule | None:
     if n == 0 or np.count_nonzero(split) < 2:  # one row cut is one hidden cell as simply
         return None
     beside = stats.count[split] - n  # the keys a split row keeps beside the sinks
-    window = _mode(beside[beside > 0])
+    window = most_common(beside[beside > 0])
     if window is None:
         return None
     return padded.replace(window=window, globals=((start, start + n),))
@@ -329,12 +329,12 @@ def _globals_maker(reading: Reading, stats: RowStats, counts: np.ndarray, padded
         index = np.flatnonzero(local)
         for i in range(0, index.size, band_rows(index.size, keys)):
             part = index[i: i + band_rows(index.size, keys)]
-            lo[part], hi[part], count[part] = _stats_of(reading.rows_at(part) & ~glob)
+            lo[part], hi[part], count[part] = row_runs_of(reading.rows_at(part) & ~glob)
         # a row's window cut, where the key beyond it is no global key (that one was taken out)
         seen = count > 0
         cut_left = seen & (lo > 0) & ~glob[np.maximum(lo - 1, 0)] & (own >= lo)
         cut_right = seen & (hi < keys - 1) & ~glob[np.minimum(hi + 1, keys - 1)] & (hi >= own)
-        left, right = _mode((own - lo)[cut_left]), _mode((hi - own)[cut_right])
+        left, right = most_common((own - lo)[cut_left]), most_common((hi - own)[cut_right])
         # no clean cut on a side (every one beside a global key): the least width that shows what rows see
         inside = seen & (lo <= own) & (own <= hi)
         if left is None and inside.any():

@@ -42,7 +42,7 @@ class Fit:
     comparison: Comparison
 
 
-def _mode(values: np.ndarray) -> int | None:
+def most_common(values: np.ndarray) -> int | None:
     if values.size == 0:
         return None
     return int(np.argmax(np.bincount(values)))
@@ -79,7 +79,7 @@ def windowed_document_lengths(stats: RowStats, offset: int) -> tuple[int, ...] |
     return tuple(int(n) for n in np.diff(np.append(starts, stats.keys)))
 
 
-def _chunk(lengths: tuple[int, ...], origin: int) -> int | None:
+def chunk_size(lengths: tuple[int, ...], origin: int) -> int | None:
     """The chunk size: the gap between the first two document starts at or
     after `origin` (chunks count from the first real token with left PAD);
     the comparison then says whether chunks of that size fit."""
@@ -88,12 +88,12 @@ def _chunk(lengths: tuple[int, ...], origin: int) -> int | None:
     return int(after[1] - after[0]) if after.size >= 2 else None
 
 
-def _prefix(stats: RowStats, offset: int) -> int | None:
+def prefix_length(stats: RowStats, offset: int) -> int | None:
     """P when exactly the rows before P-1 see past their own position, up
     to key P-1 (a few leaked rows do not make a prefix)."""
     own = np.arange(stats.hi.size) + offset
     past_own = ~stats.empty & (stats.hi > own)
-    last = _mode(stats.hi[past_own])
+    last = most_common(stats.hi[past_own])
     if last is None or last >= own[-1] or not np.array_equal(past_own, ~stats.empty & (own < last)):
         return None  # (a "prefix" over every row is no order at all)
     return last + 1

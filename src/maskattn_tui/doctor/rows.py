@@ -29,7 +29,9 @@ class RowStats:
         return self.empty | (self.count == self.hi - self.lo + 1)
 
 
-def _stats_of(allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def row_runs_of(allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's first and last visible key and its count of visible keys
+    (an empty row: lo 0, hi -1)."""
     keys = allowed.shape[1]
     count = allowed.view(np.uint8).sum(axis=1, dtype=np.int64)
     lo = np.argmax(allowed, axis=1).astype(np.int64)
@@ -44,7 +46,7 @@ def scan(reading: Reading) -> RowStats:
     n = reading.rows
     lo, hi, count = (np.empty(n, dtype=np.int64) for _ in range(3))
     for r0, r1, band in reading.bands():
-        lo[r0:r1], hi[r0:r1], count[r0:r1] = _stats_of(np.ascontiguousarray(band))
+        lo[r0:r1], hi[r0:r1], count[r0:r1] = row_runs_of(np.ascontiguousarray(band))
     return RowStats(lo, hi, count, reading.keys)
 
 
@@ -68,7 +70,7 @@ def inverted(stats: RowStats, flipped: Reading) -> RowStats:
     step = band_rows(len(unknown), keys)
     for i in range(0, len(unknown), step):
         index = unknown[i: i + step]
-        n_lo[index], n_hi[index], _ = _stats_of(flipped.rows_at(index))
+        n_lo[index], n_hi[index], _ = row_runs_of(flipped.rows_at(index))
     return RowStats(n_lo, n_hi, n_count, keys)
 
 

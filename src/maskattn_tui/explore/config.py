@@ -69,7 +69,7 @@ def _whole(field: str, value: object, lo: int, hi: int) -> int:
     return value
 
 
-def _simple(f, value: object, length: int) -> object:
+def checked_simple(f, value: object, length: int) -> object:
     """A field of a simple kind, checked against its schema entry."""
     if f.kind == "optional_int" and value is None:
         return None
@@ -138,6 +138,12 @@ def _draw(rng: random.Random, n: int, lo: int, hi: int) -> list[int]:
     return [rng.randint(lo, hi) for _ in range(n)]
 
 
+def input_row(seed: int, matrix: str, position: int, n: int, lo: int, hi: int) -> list[int]:
+    """Row `position` of q, k or v (`matrix`) as generate_inputs draws it,
+    alone (scale's long rows draw only the rows they show)."""
+    return _draw(_rng(seed, matrix, position), n, lo, hi)
+
+
 def _matrix(field: str, value: object, rows: int, why: str) -> Matrix:
     m = validate_matrix(value, field)  # messages name the field (q, k or v)
     if len(m) != rows:
@@ -198,7 +204,7 @@ class ExploreConfig(MaskParams):
         length = past + new
         for f in SCHEMA:
             if f.kind in ("int", "number", "bool", "choice", "optional_int") and f.name not in ("past", "new"):
-                set_(self, f.name, _simple(f, getattr(self, f.name), length))
+                set_(self, f.name, checked_simple(f, getattr(self, f.name), length))
         check_pattern(self)
         if self.q is not None:
             set_(self, "q", _matrix("q", self.q, new, "q"))

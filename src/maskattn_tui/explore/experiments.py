@@ -74,7 +74,7 @@ def _scale(*matrices: Matrix) -> float:
     return max((abs(x) for m in matrices for row in m for x in row), default=0.0)
 
 
-def _deltas(a: AttentionResult, b: AttentionResult, scale: float = 0.0) -> tuple[float, ...]:
+def output_deltas(a: AttentionResult, b: AttentionResult, scale: float = 0.0) -> tuple[float, ...]:
     return tuple(row_delta(x, y, scale) for x, y in zip(a.outputs, b.outputs))
 
 
@@ -192,9 +192,9 @@ def leak_probe(
         broken_before=broken_before,
         broken_after=broken_after,
         guarded_rows=guarded,
-        correct_change=_deltas(correct_after, correct_before, scale),
-        broken_change=_deltas(broken_after, broken_before, scale),
-        broken_vs_correct=_deltas(broken_after, correct_after, scale),
+        correct_change=output_deltas(correct_after, correct_before, scale),
+        broken_change=output_deltas(broken_after, broken_before, scale),
+        broken_vs_correct=output_deltas(broken_after, correct_after, scale),
     )
 
 
@@ -239,7 +239,7 @@ def offset_bug(config: ExploreConfig) -> OffsetBugResult:
         exposed_by=tuple(correct.cells[r][c].value for r, c in exposed),
         correct_result=correct_result,
         wrong_result=wrong_result,
-        output_change=_deltas(wrong_result, correct_result, _scale(config.inputs()[2])),
+        output_change=output_deltas(wrong_result, correct_result, _scale(config.inputs()[2])),
     )
 
 
@@ -277,7 +277,7 @@ def polarity_bug(config: ExploreConfig) -> PolarityBugResult:
         empty_rows=tuple(r for r, row in enumerate(effective) if not any(row)),
         correct_result=correct_result,
         inverted_result=inverted_result,
-        output_change=_deltas(inverted_result, correct_result, _scale(config.inputs()[2])),
+        output_change=output_deltas(inverted_result, correct_result, _scale(config.inputs()[2])),
     )
 
 
@@ -305,7 +305,7 @@ def causal_off(config: ExploreConfig) -> CausalOffResult:
         newly_visible=_only_in(off.allowed, on.allowed),
         causal_result=causal_result,
         off_result=off_result,
-        output_change=_deltas(off_result, causal_result, _scale(config.inputs()[2])),
+        output_change=output_deltas(off_result, causal_result, _scale(config.inputs()[2])),
     )
 
 

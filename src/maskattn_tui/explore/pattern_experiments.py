@@ -25,7 +25,7 @@ from maskattn_tui.engine.attention import AttentionResult
 from maskattn_tui.engine.visibility import VisibilityTable, build_table
 
 from maskattn_tui.explore.config import ExploreConfig
-from maskattn_tui.explore.experiments import _deltas  # one definition of "changed"
+from maskattn_tui.explore.experiments import output_deltas  # one definition of "changed"
 from maskattn_tui.explore.view import evaluate
 
 Cells = tuple[tuple[int, int], ...]  # (query row, key position)
@@ -70,7 +70,7 @@ def _mistake(config: ExploreConfig, correct: VisibilityTable, wrong: VisibilityT
         correct=correct, wrong=wrong, differs=correct.differs_from(wrong),
         exposed=_only_in(wrong, correct), hidden=_only_in(correct, wrong),
         correct_result=correct_result, wrong_result=wrong_result,
-        output_change=_deltas(wrong_result, correct_result),
+        output_change=output_deltas(wrong_result, correct_result),
     )
 
 

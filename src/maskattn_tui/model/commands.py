@@ -120,7 +120,7 @@ COMMANDS: tuple[Command, ...] = (
     _c("slice_batch_back", "B", "B", "mask_slice(0,-1)", ONLY_MASK, "doctor_tui.key.batch_back"),
     _c("slice_head", "h", "h", "mask_slice(1,1)", ONLY_MASK, "doctor_tui.key.head_next"),
     _c("slice_head_back", "H", "H", "mask_slice(1,-1)", ONLY_MASK, "doctor_tui.key.head_back"),
-    # mask mode on a capture folder (capture/picker.py): its calls and distinct masks (help only)
+    # mask mode on a capture folder (maskmode/capture_doc.py): its calls and distinct masks (help only)
     _c("capture_call", "n", "n", "mask_call(1)", ONLY_MASK, "capture.key.call_next"),
     _c("capture_call_back", "N", "N", "mask_call(-1)", ONLY_MASK, "capture.key.call_back"),
     _c("capture_mask", "m", "m", "mask_distinct(1)", ONLY_MASK, "capture.key.mask_next"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from maskattn_tui.doctor.block_stats import BLOCK_SIZES
+from maskattn_tui.maskmode.block_stats import BLOCK_SIZES
 
 #: Files `o` and --mask open in mask mode (anything else: a scenario).
 MASK_SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".txt", ".json", ".csv")

@@ -1,4 +1,4 @@
-"""Mask mode's three blocks for a mask document (doctor.mask_open.MaskDoc)
+"""Mask mode's three blocks for a mask document (maskmode.document.MaskDocument)
 and a view state (model.mask_model.MaskState): the user's table beside the
 rule's, the bars of the selected row, the explanation. The mask screen's
 views and `print --mask` both draw these (render.mask_lines' blocks over
@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from maskattn_tui.doctor.mask_source import BlockSource, CellSource, Window
-from maskattn_tui.doctor.mask_tables import REASONS
-from maskattn_tui.doctor.mask_text import bars_caption, rule_title, sections, user_title
 from maskattn_tui.i18n import t
+from maskattn_tui.maskmode.document import MaskDocument
+from maskattn_tui.maskmode.sources import BlockSource, CellSource, Window
+from maskattn_tui.maskmode.tables import REASONS
+from maskattn_tui.maskmode.text import bars_caption, rule_title, sections, user_title
 from maskattn_tui.render.blocks import TextBlock
 from maskattn_tui.render.mask_lines import GAP, MaskTableBlock, Twin, bar_lines, cell_width, section_lines
 from maskattn_tui.render.palette import Palette
@@ -19,7 +20,7 @@ from maskattn_tui.render.table_source import with_labels
 from maskattn_tui.render.wrap import cut_at_word
 
 
-def table_sources(doc, state, tokens: tuple[str, ...] | None = None) -> tuple:
+def table_sources(doc: MaskDocument, state, tokens: tuple[str, ...] | None = None) -> tuple:
     """The user's and the rule's source for the view: cells (the whole mask
     or a drill-down's window; with `tokens`, a label per position) or
     blocks of the state's size."""
@@ -38,8 +39,9 @@ def _short_rule(options, lang: str) -> str | None:
             or options.cache_slots or (options.window is not None and not options.causal)):
         return None
     words = [t("explore.rule.causal" if options.causal else "explore.rule.not_causal", lang)]
-    words += [t(f"explore.rule.{name}", lang, value=getattr(options, name))
-              for name in ("window", "chunk", "prefix") if getattr(options, name) is not None]
+    words += [t(f"explore.rule.{name}", lang, value=value)
+              for name, value in (("window", options.window), ("chunk", options.chunk), ("prefix", options.prefix))
+              if value is not None]
     return t("explore.rule_sep", lang).join(words)
 
 
@@ -49,18 +51,19 @@ def _bare(title: str, key: str, name: str, lang: str) -> str | None:
     return title[len(label):] if title.startswith(label) and len(title) > len(label) else None
 
 
-def title_forms(doc, lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def title_forms(doc: MaskDocument, lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Each table's titles, fullest first (the first that fits is shown,
     never one cut mid-word): the whole title, without its label, a short
     rule name, the label alone."""
-    if hasattr(doc, "titles"):  # a rule's own document (scale.rule_doc) names itself
-        rule, same = doc.titles(lang)
-        short = _short_rule(doc.config.options, lang)
+    own = doc.rule_text
+    if own is not None:  # a rule the user built (maskmode.rule_doc) names itself
+        rule, same = own.titles(lang)
+        short = _short_rule(own.options, lang)
         left = (rule, _bare(rule, "scale_app.table.rule", "rules", lang),
                 short and t("scale_app.table.rule", lang, rules=short), t("doctor_tui.table.rule_short", lang))
         right: tuple = (same, t("scale_app.table.same_short", lang))
         return tuple(f for f in left if f), right
-    tables = doc.tables
+    tables = doc.tables  # no rule_text: the doctor's reading of a saved table (maskmode.tables.MaskTables)
     user, rule = user_title(tables, lang), rule_title(tables, lang)
     if tables.realigned:  # "if a KV cache: ..., after N cached keys": never the rule without its offset
         rules: tuple = (rule, t("doctor_tui.table.fix_short", lang, past=tables.offset))
@@ -70,7 +73,7 @@ def title_forms(doc, lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (user, t("doctor_tui.table.user_short", lang)), rules
 
 
-def twin_tables(doc, state, lang: str, sources: tuple, palette: Palette, width: int) -> Twin:
+def twin_tables(doc: MaskDocument, state, lang: str, sources: tuple, palette: Palette, width: int) -> Twin:
     """The two tables side by side in `width` cells, the selection marked;
     each title the fullest form that fits the room the twin gives it (the
     left one kept fuller first), else its shortest cut at a word."""
@@ -101,7 +104,7 @@ def twin_tables(doc, state, lang: str, sources: tuple, palette: Palette, width: 
     return twin(cut_at_word(a, left_room, ellipsis), cut_at_word(b, right_room, ellipsis))
 
 
-def keys_shown(doc, state, room: int) -> list[int]:
+def keys_shown(doc: MaskDocument, state, room: int) -> list[int]:
     """Keys around the selected one (cells); on blocks, the row's largest
     weights (a block's own keys are mostly hidden ones)."""
     if not state.cells:
@@ -111,7 +114,7 @@ def keys_shown(doc, state, room: int) -> list[int]:
     return list(range(c0, min(keys, c0 + room)))
 
 
-def row_bars(doc, state, lang: str, palette: Palette, width: int, room: int) -> TextBlock:
+def row_bars(doc: MaskDocument, state, lang: str, palette: Palette, width: int, room: int) -> TextBlock:
     """The selected row's weights: `room` keys' bars under their caption."""
     tables = doc.tables
     row = state.place[0]
@@ -127,11 +130,12 @@ def row_bars(doc, state, lang: str, palette: Palette, width: int, room: int) -> 
     return bar_lines(caption, keys, float(weights.weights.max()), palette, lang, width)
 
 
-def explanation(doc, state, lang: str, palette: Palette, width: int, printed: bool = False) -> TextBlock:
+def explanation(doc: MaskDocument, state, lang: str, palette: Palette, width: int, printed: bool = False) -> TextBlock:
     """The selection, the findings, what was read, the legend (`printed`:
     print --mask's, which names options, not keys)."""
-    if hasattr(doc, "sections"):  # a rule the user built (scale.rule_doc): the rule, no doctor reading
-        found = doc.sections(state, lang, palette.cell_glyph)
+    own = doc.rule_text
+    if own is not None:  # a rule the user built (maskmode.rule_doc): the rule, no doctor reading
+        found = own.sections(state, lang, palette.cell_glyph)
     else:
         found = sections(doc.tables, doc.info, state, lang, palette.cell_glyph, printed)
     return TextBlock(section_lines(found, palette, width))

@@ -133,7 +133,7 @@ def bar_lines(caption: Sequence[str], keys: Sequence[tuple[int, str, float]], sc
 
 
 def section_lines(sections, palette: Palette, width: int) -> list[Line]:
-    """The explanation's sections (doctor.mask_text.Section): a bold title,
+    """The explanation's sections (maskmode.text.Section): a bold title,
     then the paragraphs, each in its meaning's style."""
     lines: list[Line] = []
     for section in sections:

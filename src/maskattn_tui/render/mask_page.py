@@ -16,6 +16,8 @@ from rich.text import Text
 
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.maskmode.document import MaskDocument
+from maskattn_tui.maskmode.sources import CellSource
 from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.printable import escaped
 from maskattn_tui.render.blocks import AtWidth, TextBlock
@@ -51,7 +53,7 @@ def selected(state: MaskState, row: int | None, key: int | None, offset: int) ->
     return zoomed.drill().goto(row, key)
 
 
-def _title(doc, lang: str) -> str:
+def _title(doc: MaskDocument, lang: str) -> str:
     """The mask's name (control characters escaped) and its slice, as the
     screen's title bar gives it without the keys."""
     info = doc.info
@@ -61,18 +63,16 @@ def _title(doc, lang: str) -> str:
                                  lang, batch=info.batch, head=info.head)
 
 
-def page(doc, lang: str, palette: Palette, width: int, block: int | None = None,
+def page(doc: MaskDocument, lang: str, palette: Palette, width: int, block: int | None = None,
          tokens: tuple[str, ...] | None = None, row: int | None = None,
          key: int | None = None) -> list[RenderableType]:
     tables = doc.tables
-    from maskattn_tui.doctor.mask_source import CellSource
-
     frozen = TableBlock(CellSource(tables, "user"), palette, lang, 0, 1).frozen
     fit_cols = max(1, ((width - GAP) // 2 - frozen) // COMPACT)
     state = selected(new_state(tables.rows, tables.keys, PAGE_ROWS, fit_cols, block), row, key, tables.offset)
     twin = twin_tables(doc, state, lang, table_sources(doc, state, tokens), palette, width)
     x = twin.reveal_x(0, width, state.col)  # the selected key on the page
-    picker = getattr(doc, "capture", None)
+    picker = doc.capture
     if picker is None:
         title = rule([Segment(palette.tr(_title(doc, lang)), palette.style("title"))], palette)
     else:  # which call and slice, and what was left out: wrapped, never cut (text, never markup)

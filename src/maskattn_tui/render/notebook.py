@@ -4,7 +4,7 @@ draws, recorded by Rich and exported as HTML with inline styles. Every
 colour has its word beside it (the legend, "blocked: future", the level
 of each finding); the plain text stays each object's `__repr__`.
 
-Called from below (capture.session, doctor.diagnosis, doctor.mask_open):
+Called from below (capture.session, doctor.diagnosis, maskmode.saved_doc):
 the drawing lives here, above what it draws, so those three lazy imports
 are the layers contract's declared exceptions (pyproject.toml)."""
 
@@ -91,7 +91,7 @@ def diagnosis_html(diag, lang: str) -> str:
 
 
 def figure_html(doc, lang: str) -> str:
-    """A MaskDoc: mask mode's screen as `print --mask` draws it (the mask
+    """A mask-mode document: mask mode's screen as `print --mask` draws it (the mask
     beside its reading, the first row's bars, the findings and the legend)."""
     from maskattn_tui.render.mask_page import page
 

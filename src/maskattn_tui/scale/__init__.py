@@ -11,8 +11,9 @@ user's mask_mod, computed without ever building the Q x K table.
     reuse          a BlockMask used at other lengths or another block size
     report, doctor_run   `doctor FILE.py:NAME`
     explore_route, explore_big, explore_print   `print` / `json` beyond 32 + 32
-    mask_open      `--mask FILE.py:NAME`: mask mode on a mask_mod (up to 16,384²)
-    rule_tables, rule_doc   the app beyond 32 + 32: mask mode on a rule's runs
+
+Mask mode on a mask_mod (`--mask FILE.py:NAME`) and on a rule beyond 32 + 32
+is maskmode's (maskmode/mask_mod_doc.py, rule_doc.py, rule_tables.py).
 
 numpy only, except mask_mod / tiles, which import torch when the user's
 function needs it."""

@@ -21,7 +21,8 @@ from maskattn_tui.doctor.expect import ExpectOptions
 from maskattn_tui.doctor.rules import Rule
 from maskattn_tui.engine.softmax import stable_softmax
 from maskattn_tui.errors import MaskattnError
-from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _draw, _rng, _simple
+from maskattn_tui.explore.config import (INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, checked_simple,
+                                         input_row)
 from maskattn_tui.explore.fields import BY_NAME
 from maskattn_tui.scale.blocks import BlockMap, from_runs
 from maskattn_tui.scale.intervals import Runs, rule_runs
@@ -75,7 +76,7 @@ def big_config(given: dict[str, object]) -> BigConfig:
     other = {}
     for name in OTHER_FIELDS:
         if name in given:
-            other[name] = _simple(BY_NAME[name], given[name], options.past + options.new)
+            other[name] = checked_simple(BY_NAME[name], given[name], options.past + options.new)
     return BigConfig(options, **other)
 
 
@@ -121,7 +122,7 @@ def row_numbers(config: BigConfig, runs: Runs, row: int) -> RowNumbers:
         every = np.arange(config.keys)  # uniform over every key: the leak a finite minimum causes
         v = _key_rows(config.seed, every, "v", VALUE_DIM, vlo, vhi)[:, 0] * V_STEP
         return RowNumbers(row, position, is_pad, spans, 0, (), 1.0, float(v.mean()), policy)
-    q = np.array(_draw(_rng(config.seed, "q", position), INPUT_DIM, lo, hi), dtype=np.float64)
+    q = np.array(input_row(config.seed, "q", position, INPUT_DIM, lo, hi), dtype=np.float64)
     k = _key_rows(config.seed, keys, "k", INPUT_DIM, lo, hi)
     v = _key_rows(config.seed, keys, "v", VALUE_DIM, vlo, vhi)[:, 0] * V_STEP
     scores = (k @ q) / math.sqrt(INPUT_DIM)

@@ -57,7 +57,7 @@ def overview_lines(kind: np.ndarray, width: int, ascii: bool) -> tuple[list[str]
     return lines, step, len(lines)
 
 
-def _runs_text(runs, limit: int = 6) -> str:
+def runs_text(runs, limit: int = 6) -> str:
     shown = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs[:limit])
     return shown + (f", … (+{len(runs) - limit})" if len(runs) > limit else "")
 
@@ -96,7 +96,7 @@ def text(config: BigConfig, row: int, lang: str, width: int, ascii: bool, key: i
     lines += picture
     n = row_numbers(config, runs, row)
     lines.append(t("scale.x.row", lang, row=n.row, position=n.position, count=n.count, runs=len(n.runs),
-                   spans=_runs_text(n.runs) or "-"))
+                   spans=runs_text(n.runs) or "-"))
     if n.query_is_pad:
         lines.append(t("scale.x.pad_query", lang))
     if n.count == 0:

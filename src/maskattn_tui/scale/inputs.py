@@ -1,5 +1,5 @@
-"""The explorer's seeded inputs (explore.config: `_draw(_rng(seed, matrix,
-j), n, lo, hi)`) for many positions at once, value for value.
+"""The explorer's seeded inputs (explore.config: `input_row(seed, matrix,
+j, n, lo, hi)`) for many positions at once, value for value.
 
 `random.Random(text)` seeds Python's Mersenne Twister with the text and
 its SHA-512 (init_by_array), and `randint` takes the top bits of the first
@@ -122,12 +122,12 @@ def _accept(outputs: np.ndarray, count: int, lo: int, hi: int) -> tuple[np.ndarr
 
 def draws(seed: int, matrix: str, positions, count: int, lo: int, hi: int) -> np.ndarray:
     """(len(positions), count) int64: row i equals explore.config's
-    `_draw(_rng(seed, matrix, positions[i]), count, lo, hi)`."""
+    `input_row(seed, matrix, positions[i], count, lo, hi)`."""
     positions = np.asarray(positions, dtype=np.int64).reshape(-1)
     if positions.size < FEW:  # a row move's few new keys
-        from maskattn_tui.explore.config import _draw, _rng
+        from maskattn_tui.explore.config import input_row
 
-        return np.array([_draw(_rng(seed, matrix, p), count, lo, hi) for p in positions.tolist()],
+        return np.array([input_row(seed, matrix, p, count, lo, hi) for p in positions.tolist()],
                         dtype=np.int64).reshape(positions.size, count)
     out = np.zeros((positions.size, count), dtype=np.int64)
     prefix = f"maskattn-explore/{seed}/{matrix}/".encode()
@@ -141,7 +141,7 @@ def draws(seed: int, matrix: str, positions, count: int, lo: int, hi: int) -> np
             got, ok = _accept(_outputs(_keys(texts)), count, lo, hi)
             out[part] = got
             for i in part[~ok].tolist():  # ran out of outputs: the generator itself
-                from maskattn_tui.explore.config import _draw, _rng
+                from maskattn_tui.explore.config import input_row
 
-                out[i] = _draw(_rng(seed, matrix, int(positions[i])), count, lo, hi)
+                out[i] = input_row(seed, matrix, int(positions[i]), count, lo, hi)
     return out

@@ -66,7 +66,7 @@ class MaskattnApp(PlayerActions, ExploreActions, App[None]):
     def __init__(self, figure: Figure, views: tuple[StepView, ...], state: PlayerState, glyphs: Glyphs = UNICODE,
                  exit_at_end: bool = False, session: ExploreSession | None = None, mask=None) -> None:
         super().__init__(driver_class=hangup_driver())
-        #: A MaskDoc to show in mask mode at start (--mask), and its block size.
+        #: A mask document (maskmode.document.MaskDocument) to show in mask mode at start (--mask), and its block size.
         self.initial_mask = mask
         self.figure = figure
         self.glyphs = glyphs
@@ -374,7 +374,7 @@ def make_app(step: int = 1, lang: str = "en", dwell: float = 2.0, play: bool = F
     `experiments` switched on and the API lens if `lens`); `e` toggles
     between the two. `spec`: a single step instead of the F12 five.
     `exit_at_end`: once playback reaches the last step, wait one dwell and
-    exit with code 0. `mask`: a MaskDoc (doctor.mask_open) shown in mask mode
+    exit with code 0. `mask`: a mask document (maskmode.document) shown in mask mode
     in blocks of `block` (None: auto). `labels`: one per position (--labels).
     `row`: the query row selected at start (--row; MaskattnError if none such)."""
     figure = load_f12()

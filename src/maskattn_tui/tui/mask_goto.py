@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from maskattn_tui.i18n import t
-from maskattn_tui.tui.scenario_dialogs import DIALOG_CSS, _Dialog
+from maskattn_tui.tui.scenario_dialogs import DIALOG_CSS, Dialog
 
 #: "r", "r, k", "r k", with an optional q / k before each number.
 _ANSWER = re.compile(r"^\s*q?\s*(\d{1,12})\s*(?:[,;\s]\s*k?\s*(\d{1,12}))?\s*$", re.IGNORECASE)
@@ -28,7 +28,7 @@ def parse_goto(text: str) -> tuple[int, int | None] | None:
     return int(found.group(1)), None if found.group(2) is None else int(found.group(2))
 
 
-class GotoDialog(_Dialog[str | None]):
+class GotoDialog(Dialog[str | None]):
     DEFAULT_CSS = DIALOG_CSS.format(name="GotoDialog")
     BINDINGS = [Binding("escape", "cancel", show=False)]
 

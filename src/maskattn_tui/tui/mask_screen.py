@@ -24,11 +24,12 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from maskattn_tui.doctor.mask_open import MaskDoc, open_mask, split_key
-from maskattn_tui.doctor.mask_source import CellSource
-from maskattn_tui.doctor.mask_text import view_line
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.maskmode.document import MaskDocument
+from maskattn_tui.maskmode.saved_doc import open_mask, split_key
+from maskattn_tui.maskmode.sources import CellSource
+from maskattn_tui.maskmode.text import view_line
 from maskattn_tui.model.commands import COMMANDS, MASK
 from maskattn_tui.model.mask_model import MaskState, new_state
 from maskattn_tui.render.grid_lines import TableBlock
@@ -80,7 +81,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
 
     state: reactive[MaskState | None] = reactive(None, always_update=False, repaint=False)
 
-    def __init__(self, doc: MaskDoc, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
+    def __init__(self, doc: MaskDocument, glyphs: Glyphs = UNICODE, size: int | None = None) -> None:
         super().__init__()
         self.doc, self.glyphs = doc, glyphs
         tables = doc.tables
@@ -88,8 +89,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
         self._probe = CellSource(tables, "user")
         #: The title bar's text as last shown.
         self._title: str | None = None
-        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, 20, 20, size,
-                                                      getattr(tables, "least", 1)))  # a rule: scale.rule_tables
+        self.set_reactive(MaskScreen.state, new_state(tables.rows, tables.keys, 20, 20, size, tables.least))
 
     def compose(self) -> ComposeResult:
         glyphs, doc = self.glyphs, self.doc
@@ -160,7 +160,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
         lang, tr = self.lang, Palette(glyphs=self.glyphs).tr
         self.query_one("#mask-keys", KeyBar).model = Footer(state.mode, lang)
         name = os.path.basename(self.doc.path)
-        picker = getattr(self.doc, "capture", None)
+        picker = self.doc.capture
         if picker is not None:  # a capture folder: which call and slice this table is
             name = picker.label(lang)
         elif self.doc.info.batch is not None:  # which slice of a 3-D / 4-D mask (b / h switch)
@@ -171,8 +171,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
             self._title = title
             self.query_one("#mask-title", Static).update(title, layout=False)  # one line, always
         width = self.size.width or 80
-        grid_key = getattr(self.doc, "grid_title", "doctor_tui.panel.grid")  # a rule's own (scale.rule_doc)
-        for selector, key in (("#mask-grid", grid_key), ("#mask-bars", "tui.panel.bars"),
+        for selector, key in (("#mask-grid", self.doc.grid_title), ("#mask-bars", "tui.panel.bars"),
                               ("#mask-explain", "tui.panel.explain")):
             pane = self.query_one(selector)
             title = pane_title(t(key, lang), "", pane.outer_size.width or width, self.glyphs)
@@ -197,18 +196,15 @@ class MaskScreen(ScrollActions, ThemedScreen):
 
     def action_mask_slice(self, dim: int, delta: int) -> None:
         """b / B, h / H: the next or previous batch or head slice (a new mask mode on it)."""
-        picker = getattr(self.doc, "capture", None)
-        if picker is not None:  # a capture folder: the same call's other batch row or head
+        if self.doc.capture is not None:  # a capture folder: the same call's other batch row or head
             self._capture_step("slice_step", dim, delta)
             return
-        from maskattn_tui.doctor.mask_open import other_slice
-
         lang = self.lang
         if self.doc.info.format == "mask_mod":  # its b and h are arguments, chosen on the command line
             self.app.notify(t("mask_print.mask_mod_slice", lang), markup=False)
             return
         try:
-            doc = other_slice(self.doc, dim, delta)
+            doc = self.doc.other_slice(dim, delta)
         except MaskattnError as e:
             self.app.notify(e.message(lang), severity="error", markup=False)
             return
@@ -227,8 +223,8 @@ class MaskScreen(ScrollActions, ThemedScreen):
     def _capture_step(self, how: str, *step: int) -> None:
         """n / N, m / M (and b / B, h / H) on a capture folder: mask mode on
         another call's table (or another slice of this call's)."""
-        picker, lang = getattr(self.doc, "capture", None), self.lang
-        moved = getattr(picker, how)(*step) if picker is not None else None
+        picker, lang = self.doc.capture, self.lang
+        moved = _step(picker, how, step) if picker is not None else None
         if moved is None:
             if how == "slice_step":  # says why: the call has one slice along it
                 call, b, h, _ = picker.entry
@@ -247,7 +243,7 @@ class MaskScreen(ScrollActions, ThemedScreen):
                 if not told:
                     self.app.notify(e.message(lang), severity="error", markup=False)
                     told = True
-                moved = getattr(moved, how)(*step)
+                moved = _step(moved, how, step)
                 if moved is None:
                     return
         show_mask(self.app, doc)
@@ -274,7 +270,13 @@ class MaskScreen(ScrollActions, ThemedScreen):
         ask_goto(self)
 
 
-def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
+def _step(picker, how: str, step: tuple[int, ...]):
+    """The picker's step named by `how` (n / N, m / M, b / B, h / H)."""
+    steps = {"call_step": picker.call_step, "mask_step": picker.mask_step, "slice_step": picker.slice_step}
+    return steps[how](*step)
+
+
+def show_mask(app, doc: MaskDocument, size: int | None = None) -> MaskScreen:
     """Mask mode on `doc` (a mask mode already open gives way to it)."""
     if isinstance(app.screen, MaskScreen):
         app.pop_screen()
@@ -285,7 +287,7 @@ def show_mask(app, doc: MaskDoc, size: int | None = None) -> MaskScreen:
 
 def _read_doc(path: str):
     if os.path.isdir(path):  # a capture folder (maskattn-tui capture)
-        from maskattn_tui.capture.picker import open_capture
+        from maskattn_tui.maskmode.capture_doc import open_capture
 
         return open_capture(path)
     path, key = split_key(path)  # FILE[KEY]: one array of a .npz / .safetensors / dict .pt

@@ -35,7 +35,7 @@ DIALOG_CSS = """
 """
 
 
-class _Dialog(ModalScreen[ScreenResultType]):
+class Dialog(ModalScreen[ScreenResultType]):
     """Answers once: a second Enter (or y then n) queued before the dialog
     has gone must not dismiss the screen underneath."""
 
@@ -47,7 +47,7 @@ class _Dialog(ModalScreen[ScreenResultType]):
             self.dismiss(result)
 
 
-class PathDialog(_Dialog[str | None]):
+class PathDialog(Dialog[str | None]):
     """Ask for a file path. `mode` is "save" or "open" (titles, button).
     The path shown is selected (typing replaces it), Tab completes it from
     the folder's names, an empty path is a notice (the dialog stays)."""
@@ -110,7 +110,7 @@ class PathDialog(_Dialog[str | None]):
         self.answer(None)
 
 
-class ConfirmDialog(_Dialog[bool]):
+class ConfirmDialog(Dialog[bool]):
     """Yes / No; Enter on the focused button, Esc or n is No."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")

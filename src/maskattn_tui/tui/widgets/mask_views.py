@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from textual.geometry import Size
 
-from maskattn_tui.doctor.mask_open import MaskDoc
+from maskattn_tui.maskmode.document import MaskDocument
 from maskattn_tui.model.mask_model import MaskState
 from maskattn_tui.render.grid_lines import Block
 from maskattn_tui.render.mask_figure import explanation, keys_shown, row_bars, table_sources, twin_tables
@@ -24,7 +24,7 @@ class MaskView(LinesView):
     #: The frame's key and its height so far (see held_size).
     _held: tuple[object, int] | None = None
 
-    def __init__(self, doc: MaskDoc, *args, **kwargs) -> None:
+    def __init__(self, doc: MaskDocument, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.doc = doc
 

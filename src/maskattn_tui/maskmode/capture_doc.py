@@ -3,7 +3,7 @@ capture, one call's slice at a time. The picker lists every (call, batch
 row, head) slice of the calls that stand for one attention each; n / N go
 to the next / previous call, m / M to the next / previous distinct mask
 (its first call). Each step opens that slice's table as mask mode opens a
-file (doctor.mask_open), with the picker on the document."""
+file (saved_doc.SavedDoc), the picker its declared `capture` (document.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from maskattn_tui.capture.findings import cross_call, primary
 from maskattn_tui.capture.table_files import CallsNote, read_table_of
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
+from maskattn_tui.maskmode.saved_doc import SavedDoc, check_finite, open_mask
 
 
 class CallPicker:
@@ -75,43 +76,40 @@ class CallPicker:
         raise MaskattnError("capture_no_slice", folder=self.folder, option=option, value=value,
                             batch=max(e[1] for e in self.entries), head=max(e[2] for e in self.entries))
 
-    def open(self):
-        """Mask mode's document for this slice; MaskattnError (naming the
-        calls) when its table is refused."""
-        from maskattn_tui.doctor.mask_open import open_mask
-
+    def open(self) -> SavedDoc:
+        """Mask mode's document for this slice, with this picker as its call
+        picker; MaskattnError (naming the calls) when its table is refused."""
         call, _, _, digest = self.entry
         try:
             loaded = read_table_of(self.folder, digest, [call])
         except MaskattnError as problem:
             raise CallsNote([call], problem) from None
         doc = open_mask(loaded[1].path, loaded=loaded)
-        doc.capture = self
-        self._real_scores(doc, loaded[0])
-        return doc
+        scores = self._real_scores(doc.tables, loaded[0])
+        return SavedDoc(doc.info, doc.tables, scores, real=scores is not None, capture=self)
 
-    def _real_scores(self, doc, table) -> None:
+    def _real_scores(self, tables, table):
         """capture --weights: the slice's q·kᵀ·scale + mask as the bars' scores
-        (an SDPA call inside an HF layer reads the q and k its layer kept)."""
+        (an SDPA call inside an HF layer reads the q and k its layer kept);
+        None: the seeded bars, as without --weights."""
         call, b, h, digest = self.entry
         if "weights" not in call:
             parent = next((c for c in self.document["calls"] if c["call"] == call.get("within")), None)
             call = {**call, "weights": (parent or {}).get("weights")}
         if not call.get("weights"):
-            return
+            return None
         import numpy as np
 
         from maskattn_tui.capture.real_weights import call_scores
-        from maskattn_tui.doctor.mask_open import check_finite
 
         scores = call_scores(self.folder, call, b, h, np.asarray(table))
         if scores is None:
-            return
+            return None
         try:
-            check_finite(doc.tables, scores, digest)
+            check_finite(tables, scores, digest)
         except MaskattnError:  # a visible score that is not finite: the seeded bars, as without --weights
-            return
-        doc.scores, doc.real = scores, True
+            return None
+        return scores
 
     def label(self, lang: str, keys: bool = True) -> str:
         """Which call and slice this is (and what was left out); `keys`: the

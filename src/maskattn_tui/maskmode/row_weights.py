@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_tables import MaskTables
+from maskattn_tui.maskmode.tables import MaskTables
 from maskattn_tui.engine.softmax import masked_softmax
 from maskattn_tui.errors import MaskattnError
 

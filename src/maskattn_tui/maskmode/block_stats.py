@@ -2,7 +2,8 @@
 FLEX_BLOCK x FLEX_BLOCK (create_block_mask's default BLOCK_SIZE) counted full,
 partial and empty, the sparsity (the share of blocks flex_attention skips)
 and the share of visible cells; and the block sizes mask mode offers. No
-numpy at import: the app model and --help read BLOCK_SIZES."""
+numpy at import: the app model and --help read BLOCK_SIZES. A document's
+tables count them (tables.Tables.block_stats; a long rule by bands)."""
 
 from __future__ import annotations
 
@@ -38,13 +39,3 @@ class BlockStats:
         """Per cent of cells visible."""
         return 100.0 * self.visible / self.cells if self.cells else 0.0
 
-
-def block_stats(tables, block: int = FLEX_BLOCK) -> BlockStats:
-    if hasattr(tables, "block_stats"):  # a rule of any length (scale.rule_tables): counted by bands
-        return tables.block_stats(block)
-    from maskattn_tui.doctor.blocks import EMPTY, FULL, PARTIAL  # numpy: loaded with the tables
-
-    counts = tables.blocks(block)
-    kinds = counts.category("user")
-    return BlockStats(block, int((kinds == FULL).sum()), int((kinds == PARTIAL).sum()),
-                      int((kinds == EMPTY).sum()), int(counts.user.sum()), tables.rows * tables.keys)

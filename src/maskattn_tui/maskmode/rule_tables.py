@@ -1,5 +1,5 @@
 """A rule of any length (`maskattn-tui --new 131072 --window 4096`) as mask
-mode's tables (doctor.mask_tables.MaskTables' methods), backed by the
+mode's tables (a tables.Tables, as MaskTables is), backed by the
 rule's row runs (scale.intervals) instead of a saved array: cells only for
 the tiles the grid asks for (Runs.band), block counts analytically.
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_tables import BlockCounts, MaskTables
-from maskattn_tui.doctor.block_stats import BLOCK_SIZES
+from maskattn_tui.maskmode.block_stats import BLOCK_SIZES, BlockStats
+from maskattn_tui.maskmode.tables import BlockCounts, Tables
 from maskattn_tui.scale.blocks import EMPTY, FULL, PARTIAL, cdiv
 from maskattn_tui.scale.intervals import Runs
 
@@ -61,36 +61,26 @@ def least_block(rows: int, keys: int) -> int:
     return BLOCK_SIZES[-1]
 
 
-class RuleTables:
-    """MaskTables' reading methods over a rule's runs (module note)."""
-
-    exact = True
-    realigned = False
-    diagnosis = None
+class RuleTables(Tables):
+    """A rule's runs as both tables (module note)."""
 
     def __init__(self, runs: Runs, rule, past: int, pad_keys: tuple[int, int]) -> None:
         self.runs, self.rule = runs, rule
         self.rows, self.keys = runs.rows, runs.keys
         self.offset = past
         self.pad_keys = pad_keys
-        self._pad = np.zeros(self.keys, dtype=bool)
-        self._pad[pad_keys[0]:pad_keys[1]] = True
+        self.pad = np.zeros(self.keys, dtype=bool)
+        self.pad[pad_keys[0]:pad_keys[1]] = True
         self.causal = bool(rule.causal) or rule.tree is not None
         self.least = least_block(self.rows, self.keys)
         self._blocks: dict[int, BlockCounts] = {}
-        self._stats: dict[int, object] = {}  # block size -> BlockStats (block_stats)
+        self._stats: dict[int, BlockStats] = {}
 
     def user(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         return self.runs.band(r0, r1, c0, c1)
 
-    rule_table = user
-
-    def table(self, which: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
-        return self.runs.band(r0, r1, c0, c1)
-
-    # The reason codes and a query's PAD flag read only table / causal / offset / _pad: MaskTables' own.
-    reasons = MaskTables.reasons
-    row_is_pad = MaskTables.row_is_pad
+    def rule_table(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        return self.runs.band(r0, r1, c0, c1)  # the user built the rule: one table
 
     def differs(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         return np.zeros((r1 - r0, c1 - c0), dtype=bool)
@@ -107,17 +97,15 @@ class RuleTables:
                                              np.full(n_q, size), np.full(n_k, size))
         return self._blocks[size]
 
-    def block_stats(self, block: int):
-        """doctor.block_stats.BlockStats at `block`, counted by bands of Q-blocks
+    def block_stats(self, block: int) -> BlockStats:
+        """block_stats.BlockStats at `block`, counted by bands of Q-blocks
         (any length: the counts are never all held); kept, since the
         explanation pane asks at every move."""
         if block not in self._stats:
             self._stats[block] = self._count_stats(block)
         return self._stats[block]
 
-    def _count_stats(self, block: int):
-        from maskattn_tui.doctor.block_stats import BlockStats
-
+    def _count_stats(self, block: int) -> BlockStats:
         n_q = cdiv(self.rows, block)
         step = max(1, _CHUNK_CELLS // (cdiv(self.keys, block) + 1))
         tally = {EMPTY: 0, PARTIAL: 0, FULL: 0}

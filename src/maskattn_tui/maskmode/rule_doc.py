@@ -1,7 +1,8 @@
 """Mask mode on an explore configuration of any length (`maskattn-tui --new
-131072 --window 4096`): a document with MaskDoc's reading surface (tables,
-info, weights(row)) over the rule's runs (scale.rule_tables), so the mask
-screen and its views draw it as they draw a saved mask.
+131072 --window 4096`): mask mode's document contract (document.py) over
+the rule's runs (rule_tables.RuleTables), so the mask screen and its views
+draw it as they draw a saved mask; its own titles and text are its
+declared `rule_text` (the user built the rule: no doctor reading).
 
 A row's weights are the explorer's own softmax of Q.K over that row's
 visible keys only (the inputs of scale.explore_big); K and V of a key are
@@ -17,19 +18,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_bars import RowWeights
-from maskattn_tui.doctor.mask_text import Section, legend, view_line, _block_here, _cell_here
 from maskattn_tui.engine.softmax import stable_softmax
-from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, _draw, _rng
+from maskattn_tui.explore.config import INPUT_DIM, QK_RANGE, V_FACTOR_RANGE, V_STEP, VALUE_DIM, input_row
 from maskattn_tui.i18n import t
+from maskattn_tui.maskmode.document import MaskDocument, ViewState
+from maskattn_tui.maskmode.row_weights import RowWeights
+from maskattn_tui.maskmode.rule_tables import RuleTables
+from maskattn_tui.maskmode.text import Section, block_here, cell_here, legend, view_line
 from maskattn_tui.scale.explore_big import TOP, BigConfig, row_numbers
-from maskattn_tui.scale.explore_print import _runs_text, rules_text
+from maskattn_tui.scale.explore_print import rules_text, runs_text
 from maskattn_tui.scale.inputs import draws
 from maskattn_tui.scale.intervals import rule_runs
-from maskattn_tui.scale.rule_tables import RuleTables
-
-#: Rows whose weights are kept.
-WEIGHTS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -38,11 +37,12 @@ class RuleInfo:
 
     path: str
     shape: tuple[int, int]
+    format: str = "rule"
     batch: None = None
     head: None = None
 
 
-class RuleDoc:
+class RuleDoc(MaskDocument):
     #: The grid pane's title (mask mode's says "your mask and the rule's table").
     grid_title = "scale_app.panel.grid"
 
@@ -54,15 +54,19 @@ class RuleDoc:
         self.tables = RuleTables(runs, rule, config.options.past, pad if rule.pad else (0, 0))
         # The title's name, in no language (the screen's language may change): queries x keys.
         self.info = RuleInfo(f"{config.rows:,} × {config.keys:,}", (config.rows, config.keys))
-        self._weights: dict[int, RowWeights] = {}
         n = config.keys
         self._k = np.zeros((n, INPUT_DIM), dtype=np.float64)
         self._v = np.zeros(n, dtype=np.float64)
         self._drawn = np.zeros(n, dtype=bool)
 
     @property
-    def path(self) -> str:
-        return self.info.path
+    def rule_text(self) -> RuleDoc:
+        """This document states its own rule (titles, options, sections: document.RuleText)."""
+        return self
+
+    @property
+    def options(self):
+        return self.config.options
 
     # -- a row's numbers ---------------------------------------------------------
     def _inputs(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,10 +82,7 @@ class RuleDoc:
         spans = self.tables.runs.of_row(row)
         return np.concatenate([np.arange(a, b + 1) for a, b in spans]) if spans else np.zeros(0, dtype=np.int64)
 
-    def weights(self, row: int) -> RowWeights:
-        kept = self._weights.get(row)
-        if kept is not None:
-            return kept
+    def row_weights(self, row: int) -> RowWeights:
         n, config = self.config.keys, self.config
         keys = self.visible_keys(row)
         visible = np.zeros(n, dtype=bool)
@@ -89,22 +90,18 @@ class RuleDoc:
         scores, weights = np.zeros(n), np.zeros(n)
         if keys.size:
             lo, hi = QK_RANGE
-            q = np.array(_draw(_rng(config.seed, "q", config.options.past + row), INPUT_DIM, lo, hi), dtype=np.float64)
+            q = np.array(input_row(config.seed, "q", config.options.past + row, INPUT_DIM, lo, hi), dtype=np.float64)
             k, _ = self._inputs(keys)
             s = (k @ q) / math.sqrt(INPUT_DIM)
             scores[keys], weights[keys] = s, stable_softmax(s, config.temperature)
-        kept = RowWeights(row, config.options.past + row, scores, visible, weights, False)
-        if len(self._weights) >= WEIGHTS_KEPT:
-            self._weights.pop(next(iter(self._weights)))
-        self._weights[row] = kept
-        return kept
+        return RowWeights(row, config.options.past + row, scores, visible, weights, False)
 
     def row_lines(self, row: int, lang: str) -> list[str]:
         """The row summarised: count and runs, largest weights, output."""
         w = self.weights(row)
         spans = self.tables.runs.of_row(row)
         lines = [t("scale.x.row", lang, row=row, position=w.position, count=f"{w.count:,}", runs=len(spans),
-                   spans=_runs_text(spans) or "-")]
+                   spans=runs_text(spans) or "-")]
         if self.tables.row_is_pad(row):
             lines.append(t("scale.x.pad_query", lang).strip())
         if w.empty:
@@ -128,9 +125,9 @@ class RuleDoc:
         rules = rules_text(self.config, lang)
         return t("scale_app.table.rule", lang, rules=rules), t("scale_app.table.same", lang)
 
-    def sections(self, state, lang: str, glyph) -> list[Section]:
+    def sections(self, state: ViewState, lang: str, glyph) -> list[Section]:
         tables = self.tables
-        here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang)
+        here = cell_here(tables, state, lang) if state.cells else block_here(tables, state, lang)
         o = self.config.options
         rule = [(None, t("scale.x.title", lang, keys=self.config.keys, past=o.past, new=o.new,
                          rules=rules_text(self.config, lang))),

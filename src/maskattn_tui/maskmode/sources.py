@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from maskattn_tui.doctor.mask_tables import BLOCK_REASONS, REASONS, MaskTables
+from maskattn_tui.maskmode.tables import BLOCK_REASONS, REASONS, Tables
 
 TILE_ROWS, TILE_COLS = 32, 256
 #: Tiles kept (a screen of 160 x 48 needs a few).
@@ -33,14 +33,14 @@ class Window:
     c1: int
 
     @staticmethod
-    def whole(tables: MaskTables) -> "Window":
+    def whole(tables: Tables) -> "Window":
         return Window(0, tables.rows, 0, tables.keys)
 
 
 class _Labels:
     """Labels by absolute position: q<offset + row>, k<key>."""
 
-    tables: MaskTables
+    tables: Tables
     row_start = col_start = 0
     row_step = col_step = 1
     rows = cols = 0
@@ -70,7 +70,7 @@ class _Labels:
 class CellSource(_Labels):
     """One table ("user" or "rule") of a window of the mask, cell by cell."""
 
-    def __init__(self, tables: MaskTables, which: str, window: Window | None = None) -> None:
+    def __init__(self, tables: Tables, which: str, window: Window | None = None) -> None:
         self.tables, self.which = tables, which
         self.window = window or Window.whole(tables)
         w = self.window
@@ -126,7 +126,7 @@ class CellSource(_Labels):
             split = min(max(t.offset - self.col_start, 0), self.cols)
             groups = [(a, b, g) for a, b, g in ((0, split, "cached"), (split, self.cols, "new")) if a < b]
         lo, hi = max(0, t.offset + self.row_start), min(t.keys, t.offset + self.row_start + self.rows)
-        return {"groups": groups, "row_pad": bool(lo < hi and t._pad[lo:hi].any())}
+        return {"groups": groups, "row_pad": bool(lo < hi and t.pad[lo:hi].any())}
 
 
 class BlockSource(_Labels):
@@ -136,7 +136,7 @@ class BlockSource(_Labels):
 
     any_pad = False
 
-    def __init__(self, tables: MaskTables, which: str, size: int) -> None:
+    def __init__(self, tables: Tables, which: str, size: int) -> None:
         self.tables, self.which, self.size = tables, which, size
         self.counts = tables.blocks(size)
         self.rows, self.cols = self.counts.shape

@@ -14,6 +14,7 @@ size never reads the mask again."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from maskattn_tui.doctor.blocks import EMPTY, FULL, PARTIAL, categories, tile_counts, tile_sizes
 from maskattn_tui.doctor.representation import BAND_CELLS, Reading, raw_band
+from maskattn_tui.maskmode.block_stats import BlockStats
 
 #: Reason codes of a cell (the grid's glyphs: render.palette).
 REASONS = ("allowed", "future", "pad", "future+pad", "hidden")
@@ -51,7 +53,71 @@ class BlockCounts:
         return categories(self.user if which == "user" else self.rule, self.row_size, self.col_size)
 
 
-class MaskTables:
+class Tables(ABC):
+    """What mask mode reads of a document's two tables (the contract's
+    `tables`): the user's and the rule's, cell by cell for a window and
+    block by block. MaskTables holds a saved mask and its diagnosis,
+    rule_tables.RuleTables a rule of any length; the reason codes, a
+    query's PAD flag and the block statistics are written here, once."""
+
+    rows: int
+    keys: int
+    #: the first query's position (the keys before it: a KV cache)
+    offset: int
+    #: the edge run of PAD keys, [a, b)
+    pad_keys: tuple[int, int]
+    #: every PAD key (the edge run and the runs between real keys), for the "P" reason
+    pad: np.ndarray
+    #: hidden cells in a query's future are "future" only under a causal reading
+    causal: bool
+    #: the least block size the overview offers (1: cells)
+    least: int = 1
+    #: the rule is aligned bottom-right to a top-left mask with a cache (MaskTables)
+    realigned: bool = False
+
+    @abstractmethod
+    def user(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """The user's table (True = may read) for rows r0:r1, keys c0:c1."""
+
+    @abstractmethod
+    def rule_table(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """The rule's table for the window."""
+
+    @abstractmethod
+    def differs(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """Where the two tables disagree, for the window."""
+
+    @abstractmethod
+    def blocks(self, size: int) -> BlockCounts:
+        """Counts per block of `size`, cached."""
+
+    def table(self, which: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        return self.user(r0, r1, c0, c1) if which == "user" else self.rule_table(r0, r1, c0, c1)
+
+    def reasons(self, which: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """Reason codes (indexes into REASONS): allowed, or why hidden: the
+        key is in the query's future, a PAD key, both, or hidden otherwise
+        (a window, a document, a chunk... or the user's choice)."""
+        allowed = self.table(which, r0, r1, c0, c1)
+        k = np.arange(c0, c1)[None, :]
+        future = (k > (np.arange(r0, r1) + self.offset)[:, None]) if self.causal else np.zeros_like(allowed)
+        pad = np.broadcast_to(self.pad[c0:c1][None, :], allowed.shape)
+        why = np.where(future & pad, FUTURE_PAD, np.where(future, FUTURE, np.where(pad, PAD, HIDDEN)))
+        return np.where(allowed, ALLOWED, why).astype(np.uint8)
+
+    def row_is_pad(self, row: int) -> bool:
+        position = row + self.offset
+        return 0 <= position < self.keys and bool(self.pad[position])
+
+    def block_stats(self, block: int) -> BlockStats:
+        """FlexAttention's counts at `block` (block_stats.BlockStats) of the user's table."""
+        counts = self.blocks(block)
+        kinds = counts.category("user")
+        return BlockStats(block, int((kinds == FULL).sum()), int((kinds == PARTIAL).sum()),
+                          int((kinds == EMPTY).sum()), int(counts.user.sum()), self.rows * self.keys)
+
+
+class MaskTables(Tables):
     """The user's mask (read under the diagnosis's polarity) and the rule
     the diagnosis inferred, as tables over the same cells."""
 
@@ -71,11 +137,9 @@ class MaskTables:
         self.exact = diagnosis.fit.comparison.count == 0 and not self.realigned
         pad = diagnosis.pad_keys
         self.pad_keys = (0, 0) if pad is None else (int(pad[0]), int(pad[1]))
-        #: every PAD key (the edge run and the runs between real keys), for the "P" reason
-        self._pad = np.zeros(self.keys, dtype=bool)
-        for a, b in getattr(diagnosis, "pad_runs", ()):
-            self._pad[a:b] = True
-        #: Hidden cells in a query's future are "future" only under a causal reading.
+        self.pad = np.zeros(self.keys, dtype=bool)
+        for a, b in diagnosis.pad_runs:
+            self.pad[a:b] = True
         self.causal = bool(self.rule.causal) or self.rule.tree is not None
         self._blocks: dict[int, BlockCounts] = {}
 
@@ -97,26 +161,8 @@ class MaskTables:
         k = np.arange(c0, c1)[None, :]
         return (k >= lo[r0:r1, None]) & (k <= hi[r0:r1, None])
 
-    def table(self, which: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
-        return self.user(r0, r1, c0, c1) if which == "user" else self.rule_table(r0, r1, c0, c1)
-
-    def reasons(self, which: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
-        """Reason codes (indexes into REASONS): allowed, or why hidden: the
-        key is in the query's future, a PAD key, both, or hidden otherwise
-        (a window, a document, a chunk... or the user's choice)."""
-        allowed = self.table(which, r0, r1, c0, c1)
-        k = np.arange(c0, c1)[None, :]
-        future = (k > (np.arange(r0, r1) + self.offset)[:, None]) if self.causal else np.zeros_like(allowed)
-        pad = np.broadcast_to(self._pad[c0:c1][None, :], allowed.shape)
-        why = np.where(future & pad, FUTURE_PAD, np.where(future, FUTURE, np.where(pad, PAD, HIDDEN)))
-        return np.where(allowed, ALLOWED, why).astype(np.uint8)
-
     def differs(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         return self.user(r0, r1, c0, c1) != self.rule_table(r0, r1, c0, c1)
-
-    def row_is_pad(self, row: int) -> bool:
-        position = row + self.offset
-        return 0 <= position < self.keys and bool(self._pad[position])
 
     # -- blocks ----------------------------------------------------------------
     @cached_property

@@ -2,8 +2,8 @@
 user's mask_mod. FILE.py is imported and run (the user's code, on their
 request).
 
-Mask mode's machinery (doctor.mask_open, doctor.mask_tables) reads a saved
-table, so the mask_mod is written tile by tile into an anonymous
+Mask mode's saved-file document (saved_doc.SavedDoc over tables.MaskTables)
+reads a saved table, so the mask_mod is written tile by tile into an anonymous
 memory-mapped file of Q x K booleans, then opened as a saved mask is: the
 same diagnosis, block overview and drill-down. This holds up to
 MAX_CELLS (16,384², the size mask mode is measured at); beyond it,
@@ -16,6 +16,8 @@ import tempfile
 import numpy as np
 
 from maskattn_tui.errors import MaskattnError
+from maskattn_tui.maskmode.saved_doc import SavedDoc
+from maskattn_tui.maskmode.tables import MaskTables
 from maskattn_tui.scale.mask_mod import check_index, evaluator, load, one_thread, split_spec, users_code
 from maskattn_tui.scale.tiles import TILE_CELLS, cores, each_band
 
@@ -41,11 +43,9 @@ def mask_mod_table(spec: str, q_len: int, kv_len: int, b: int = 0, h: int = 0) -
 
 
 def open_mask_mod(spec: str, q_len: int | None, kv_len: int | None, batch: int | None, head: int | None,
-                  scores: str | None):
-    """A MaskDoc (doctor.mask_open) of the mask_mod at (b, h) = (batch, head)."""
+                  scores: str | None) -> SavedDoc:
+    """The saved-file document (saved_doc.SavedDoc) of the mask_mod at (b, h) = (batch, head)."""
     from maskattn_tui.doctor.diagnosis import diagnose
-    from maskattn_tui.doctor.mask_open import MaskDoc
-    from maskattn_tui.doctor.mask_tables import MaskTables
     from maskattn_tui.doctor.read import MaskInfo
 
     if q_len is None or kv_len is None:
@@ -56,4 +56,4 @@ def open_mask_mod(spec: str, q_len: int | None, kv_len: int | None, batch: int |
     info = MaskInfo(spec, "mask_mod", (q_len, kv_len), "bool", None, None, None)
     tables = MaskTables(table, diagnose(table, source=info))
     tables.base  # the one pass of block counts, now rather than at the first drawing
-    return MaskDoc(info, tables)
+    return SavedDoc(info, tables)

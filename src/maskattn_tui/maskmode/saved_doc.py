@@ -2,46 +2,43 @@
 one-line errors), diagnose it, and keep what the screen reads.
 
     doc = open_mask("mask.npy", batch=None, head=None, scores="scores.npy")
-    doc.tables, doc.info, doc.scores
+    doc.tables, doc.info, doc.scores, doc.weights(row)
     other_slice(doc, 0, 1)     # the next batch slice (b in mask mode), or None
 
 numpy is imported here, never by the TUI's modules that do not show a mask."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from maskattn_tui.doctor.mask_bars import RowWeights, check_scores, row_weights
-from maskattn_tui.doctor.mask_tables import MaskTables
 from maskattn_tui.doctor.representation import bands
 from maskattn_tui.errors import MaskattnError
+from maskattn_tui.maskmode.document import MaskDocument
+from maskattn_tui.maskmode.row_weights import RowWeights, check_scores, row_weights
+from maskattn_tui.maskmode.tables import MaskTables
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # an annotation: the readers load on first use (open_mask), not when a long rule opens
     from maskattn_tui.doctor.read import MaskInfo
 
-#: Rows whose weights are kept (a row move back and forth computes none).
-WEIGHTS_KEPT = 8
 
+class SavedDoc(MaskDocument):
+    """A saved table and its diagnosis (a file, a mask_mod written to a
+    table, a capture folder's slice), as the contract (document.py) says.
+    `scores`: the scores the bars use (None: generated), `scores_path`:
+    their file, read again for another slice; `real`: they are a captured
+    call's q·kᵀ·scale + mask (capture --weights); `capture`: the call
+    picker of a capture folder's slice."""
 
-@dataclass
-class MaskDoc:
-    info: MaskInfo
-    tables: MaskTables
-    scores: np.ndarray | None = None
-    #: the scores file, read again for another slice
-    scores_path: str | None = None
-    #: the scores are a captured call's q·kᵀ·scale + mask (capture --weights)
-    real: bool = False
+    def __init__(self, info: MaskInfo, tables: MaskTables, scores: np.ndarray | None = None,
+                 scores_path: str | None = None, real: bool = False, capture=None) -> None:
+        self.info, self.tables = info, tables
+        self.scores, self.scores_path, self.real = scores, scores_path, real
+        self.capture = capture
 
-    def __post_init__(self) -> None:
-        self._weights: dict[int, RowWeights] = {}
-
-    @property
-    def path(self) -> str:
-        return self.info.path
+    def row_weights(self, row: int) -> RowWeights:
+        return row_weights(self.tables, row, self.scores, real=self.real)
 
     def to_html(self, lang: str = "en") -> str:
         """The mask figure as a notebook shows it: mask mode's page as
@@ -55,24 +52,18 @@ class MaskDoc:
 
         return self.to_html(lang_from_env())
 
-    def weights(self, row: int) -> RowWeights:
-        kept = self._weights.get(row)
-        if kept is None:
-            kept = row_weights(self.tables, row, self.scores, real=self.real)
-            if len(self._weights) >= WEIGHTS_KEPT:
-                self._weights.pop(next(iter(self._weights)))
-            self._weights[row] = kept
-        return kept
+    def other_slice(self, dim: int, delta: int) -> SavedDoc | None:
+        return other_slice(self, dim, delta)
 
 
 def open_mask(path: str, batch: int | None = None, head: int | None = None, scores: str | None = None,
-              key: str | None = None, loaded: tuple | None = None) -> MaskDoc:
+              key: str | None = None, loaded: tuple | None = None) -> SavedDoc:
     """Read and diagnose `path`; `scores`: a file of scores of the mask's
     shape (the same --batch / --head slice); `loaded`: (mask, MaskInfo)
     already read and checked by its reader (a capture folder's table).
     Raises MaskattnError."""
-    # The readers and the diagnosis on first use: the mask screen imports this
-    # module for a long rule too (scale.rule_doc), which reads no file.
+    # The diagnosis on first use: the mask screen imports this module for a
+    # long rule too (maskmode.rule_doc), which diagnoses nothing.
     from maskattn_tui.doctor.diagnosis import diagnose
     from maskattn_tui.doctor.read import load_mask
 
@@ -86,10 +77,10 @@ def open_mask(path: str, batch: int | None = None, head: int | None = None, scor
     if given is not None:
         check_finite(tables, given, scores)
     tables.base  # the one pass of block counts, now rather than at the first drawing
-    return MaskDoc(info, tables, given, scores)
+    return SavedDoc(info, tables, given, scores)
 
 
-def open_array(mask, name: str = "mask") -> MaskDoc:
+def open_array(mask, name: str = "mask") -> SavedDoc:
     """A 2-D mask already in memory (a numpy array, a CPU tensor) as mask
     mode would open it from a file: the mask figure of a notebook."""
     from maskattn_tui.doctor.diagnosis import diagnose
@@ -98,7 +89,7 @@ def open_array(mask, name: str = "mask") -> MaskDoc:
     array = np.asarray(mask)
     diag = diagnose(array, source=None)  # refuses what is not a 2-D mask (MaskattnError)
     info = MaskInfo(name, "array", tuple(array.shape), str(array.dtype), None, None, None)
-    return MaskDoc(info, MaskTables(array, diag))
+    return SavedDoc(info, MaskTables(array, diag))
 
 
 def split_key(path: str) -> tuple[str, str | None]:
@@ -127,7 +118,7 @@ def check_finite(tables: MaskTables, scores: np.ndarray, name: str) -> None:
             raise MaskattnError("mask_scores_nonfinite", file=name, row=r0 + row, col=key, value=str(value))
 
 
-def other_slice(doc: MaskDoc, dim: int, delta: int) -> MaskDoc | None:
+def other_slice(doc: SavedDoc, dim: int, delta: int) -> SavedDoc | None:
     """The same file at the next (delta 1) or previous batch (dim 0) or head
     (dim 1) slice, wrapping around; None when the mask has no such dimension
     or only one slice along it."""

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from maskattn_tui.doctor.mask_bars import RowWeights
-from maskattn_tui.doctor.mask_tables import BLOCK_REASONS, REASONS, MaskTables
 from maskattn_tui.i18n import t
-TYPE_CHECKING = False  # MaskState only names the annotations: the doctor does not import the app model
-if TYPE_CHECKING:
-    from maskattn_tui.model.mask_model import MaskState
+from maskattn_tui.maskmode.document import ViewState
+from maskattn_tui.maskmode.row_weights import RowWeights
+from maskattn_tui.maskmode.tables import BLOCK_REASONS, REASONS, MaskTables, Tables
 
 Paragraph = tuple[str | None, str]
 
@@ -42,7 +40,7 @@ def rule_title(tables: MaskTables, lang: str) -> str:
     return t(key, lang, rule=rule_text(tables.diagnosis, lang), past=tables.offset)
 
 
-def view_line(state: MaskState, lang: str, offset: int) -> str:
+def view_line(state: ViewState, lang: str, offset: int) -> str:
     """What the grid shows now: cells, blocks of a size, or one block's cells."""
     rows, cols = state.shape
     if state.window is not None:
@@ -54,7 +52,7 @@ def view_line(state: MaskState, lang: str, offset: int) -> str:
     return t("doctor_tui.view.blocks", lang, size=state.size, auto=auto, rows=rows, cols=cols)
 
 
-def _cell_here(tables: MaskTables, state: MaskState, lang: str) -> list[Paragraph]:
+def cell_here(tables: Tables, state: ViewState, lang: str) -> list[Paragraph]:
     r, k = state.place
     user = int(tables.reasons("user", r, r + 1, k, k + 1)[0, 0])
     rule = int(tables.reasons("rule", r, r + 1, k, k + 1)[0, 0])
@@ -73,7 +71,7 @@ def _cell_here(tables: MaskTables, state: MaskState, lang: str) -> list[Paragrap
     return out
 
 
-def _block_here(tables: MaskTables, state: MaskState, lang: str, printed: bool = False) -> list[Paragraph]:
+def block_here(tables: Tables, state: ViewState, lang: str, printed: bool = False) -> list[Paragraph]:
     r0, r1, c0, c1 = state.span
     counts = tables.blocks(state.size)
     i, j = state.row, state.col
@@ -91,7 +89,7 @@ def _block_here(tables: MaskTables, state: MaskState, lang: str, printed: bool =
     return out
 
 
-def legend(state: MaskState, lang: str, offset: int, glyph: Callable[[str], str]) -> list[Paragraph]:
+def legend(state: ViewState, lang: str, offset: int, glyph: Callable[[str], str]) -> list[Paragraph]:
     if state.cells:
         text = t("doctor_tui.legend.cells", lang, allowed=glyph("allowed"), future=glyph("future"),
                  pad=glyph("pad"), hidden=glyph("hidden"))
@@ -101,14 +99,14 @@ def legend(state: MaskState, lang: str, offset: int, glyph: Callable[[str], str]
     return [(None, text), (None, t("doctor_tui.legend.rows", lang, offset=offset))]
 
 
-def sections(tables: MaskTables, info, state: MaskState, lang: str, glyph: Callable[[str], str],
+def sections(tables: MaskTables, info, state: ViewState, lang: str, glyph: Callable[[str], str],
              printed: bool = False) -> list[Section]:
     """The explanation pane: the selection, the findings (errors first),
     what was read, and the legend (`printed`: for print --mask, no keys)."""
     from maskattn_tui.doctor.report import finding_message, ordered_findings, summary_lines
 
     diag = tables.diagnosis
-    here = _cell_here(tables, state, lang) if state.cells else _block_here(tables, state, lang, printed)
+    here = cell_here(tables, state, lang) if state.cells else block_here(tables, state, lang, printed)
     findings = ordered_findings(diag)
     listed: list[Paragraph] = [
         ("warning" if f.level == "error" else None,
