@@ -203,3 +203,38 @@ async def test_b_on_a_mask_mod_says_how_b_is_chosen(tmp_path, monkeypatch):
         await pilot.pause()
         assert app.screen is screen
         assert any("--batch B --head H" in str(n.message) for n in app._notifications)
+
+
+@pytest.fixture
+def three_calls(tmp_path):
+    """Three SDPA calls: causal 4x4, a window of 2 over 6x6, causal 5x5."""
+    from maskattn_tui import capture
+
+    q4, q6, q5 = torch.randn(1, 1, 4, 8), torch.randn(1, 1, 6, 8), torch.randn(1, 1, 5, 8)
+    window = torch.ones(6, 6, dtype=torch.bool).tril() & ~torch.ones(6, 6, dtype=torch.bool).tril(-2)
+    with capture(tmp_path / "cap") as cap:
+        F.scaled_dot_product_attention(q4, q4, q4, is_causal=True)
+        F.scaled_dot_product_attention(q6, q6, q6, attn_mask=window)
+        F.scaled_dot_product_attention(q5, q5, q5, is_causal=True)
+    return str(tmp_path / "cap"), [c["call"] for c in cap.calls if c["kind"] == "sdpa"], window
+
+
+def test_call_opens_that_call_of_a_capture_folder(three_calls, capsys):
+    folder, numbers, window = three_calls
+    code, out, err = _run(capsys, "--mask", folder, "--call", numbers[1], "--row", 4)
+    assert code == 0 and err == ""
+    assert out.startswith(f"call {numbers[1]} (2/3)") and "6x6" in out.splitlines()[0]
+    # row 4 of the window table: keys 3 and 4 of 6
+    assert _softmax_line(out) == (4, int(window[4].sum()), 6) == (4, 2, 6)
+
+
+def test_call_refusals_name_what_there_is(three_calls, capsys, tmp_path):
+    folder, numbers, _ = three_calls
+    code, out, err = _run(capsys, "--mask", folder, "--call", 99)
+    assert code == 2 and out == "" and "no call 99 with a table" in err
+    assert numbers == [0, 1, 2] and "(calls with one: #0-2)" in err  # the calls that have one, as runs
+    np.save(tmp_path / "m.npy", np.tril(np.ones((3, 3), dtype=bool)))
+    code, out, err = _run(capsys, "--mask", tmp_path / "m.npy", "--call", 0)
+    assert code == 2 and "--call goes with --mask DIR" in err
+    code, out, err = _run(capsys, "--call", 0)
+    assert code == 2 and "--call" in err

@@ -7,6 +7,7 @@ mask differs; differences checked against the model run directly."""
 import json
 
 import pytest
+from helpers import run_main
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -117,8 +118,15 @@ def test_an_all_visible_mask_breaks_the_future_invariance_from_layer_0(tmp_path)
     assert where["same_masks"]  # both runs got the same (leaky) table: it is the table itself
     assert where["call"]["site"] == "inner.model.layers.0.self_attn"
     text = str(report)
-    assert "bidirectional" in text and f"maskattn-tui --mask {tmp_path}/future-0/b/masks/" in text
+    command = f"maskattn-tui --mask {tmp_path}/future-0/b --call {where['call']['call']}"
+    assert "bidirectional" in text and command in text
     assert (tmp_path / "future-0" / "a" / "capture.json").is_file()
+    # the printed command opens that call's table: print --mask with its options shows the call it names
+    done = run_main("print", *command.split()[1:], "--width", "120")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    layer = [c for c in json.load(open(tmp_path / "future-0" / "b" / "capture.json"))["calls"]
+             if c["call"] == where["call"]["call"]][0].get("within", where["call"]["call"])
+    assert done.stdout.startswith(f"call {layer} (") and "inner.model.layers.0.self_attn" in done.stdout
 
 
 def causal_always(module, query, key, value, attention_mask, scaling=None, **kw):

@@ -157,9 +157,11 @@ def _head(folder: str, document: dict, lang: str) -> list[str]:
     for c in calls:
         kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
     inner = len(attention_calls(document["calls"])) - len(calls)
-    command = " ".join(document.get("command") or []) or "-"
-    head = "capture.report.head" if document.get("manifest", True) else "capture.report.head_no_manifest"
-    lines = [t(head, lang, folder=escaped(folder), command=command, calls=len(calls),
+    command = " ".join(document.get("command") or [])
+    head = "capture.report.head" if command else "capture.report.head_in_python"  # capture() in a script
+    if not document.get("manifest", True):
+        head = "capture.report.head_no_manifest"
+    lines = [t(head, lang, folder=escaped(folder), command=command or "-", calls=len(calls),
                kinds=", ".join(f"{k} {n}" for k, n in kinds.items()) or "-", masks=len(document.get("masks", {})))]
     if inner:
         lines.append(t("capture.report.inner", lang, inner=inner))

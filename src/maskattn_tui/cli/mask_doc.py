@@ -17,7 +17,8 @@ def mask_doc(args, lang: str):
     """--mask FILE read and diagnosed before the app starts (a bad file: one
     line, exit 2); None without --mask."""
     if args.mask is None:
-        for dest, option in (("mask_batch", "--batch"), ("mask_head", "--head"), ("mask_scores", "--scores"),
+        for dest, option in (("mask_batch", "--batch"), ("mask_head", "--head"), ("mask_call", "--call"),
+                             ("mask_scores", "--scores"),
                              ("mask_block", "--block"), ("mask_q_len", "--q-len"), ("mask_kv_len", "--kv-len"),
                              ("mask_key", "--key")):
             if getattr(args, dest) is not None:
@@ -26,7 +27,9 @@ def mask_doc(args, lang: str):
     if os.path.isdir(args.mask):  # a capture folder: its calls, one table at a time
         from maskattn_tui.maskmode.capture_doc import open_capture
 
-        return open_capture(args.mask, args.mask_batch, args.mask_head)
+        return open_capture(args.mask, args.mask_batch, args.mask_head, args.mask_call)
+    if args.mask_call is not None:  # a call is a capture folder's
+        raise UsageError(t("cli.mask_call_folder", lang))
     from maskattn_tui.scale.mask_mod import is_spec
 
     if is_spec(args.mask):  # FILE.py:NAME, a mask_mod: the user's code, run on their request

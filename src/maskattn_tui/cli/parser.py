@@ -153,7 +153,7 @@ def _h(key: str) -> str:
 #: fills these in when neither gave them.
 DEFAULTS = {"step": None, "lang": None, "dwell": 2.0, "play": False, "exit_at_end": False, "ascii": False,
             "mask": None, "mask_batch": None, "mask_head": None, "mask_scores": None, "mask_block": None,
-            "mask_q_len": None, "mask_kv_len": None, "mask_key": None, "config_file": None}
+            "mask_q_len": None, "mask_kv_len": None, "mask_key": None, "mask_call": None, "config_file": None}
 _UNSET = argparse.SUPPRESS
 
 
@@ -179,6 +179,8 @@ def _add_mask(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", dest="mask_batch", type=whole, metavar="B", help=_h("cli.help.mask_batch"),
                    default=_UNSET)
     p.add_argument("--head", dest="mask_head", type=whole, metavar="H", help=_h("cli.help.mask_head"),
+                   default=_UNSET)
+    p.add_argument("--call", dest="mask_call", type=whole, metavar="N", help=_h("cli.help.mask_call"),
                    default=_UNSET)
     p.add_argument("--scores", dest="mask_scores", metavar="FILE", help=_h("cli.help.mask_scores"),
                    default=_UNSET)

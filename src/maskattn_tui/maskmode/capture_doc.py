@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from maskattn_tui.capture import folder as capture_folder
 from maskattn_tui.capture.findings import cross_call, primary
+from maskattn_tui.capture.summary import calls_text
 from maskattn_tui.capture.table_files import CallsNote, read_table_of
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.i18n import t
@@ -65,16 +66,32 @@ class CallPicker:
                 if e[0] is call and (e[2] == h if dim == 0 else e[1] == b)]
         return self._moved(same[(same.index(self.index) + delta) % len(same)]) if len(same) > 1 else None
 
-    def at_slice(self, batch: int | None, head: int | None) -> "CallPicker":
-        """--batch / --head: the first call that has that slice; refused
-        naming the batch rows and heads the calls have when none does."""
-        for i, (_, b, h, _) in enumerate(self.entries):
+    def at_call(self, number: int) -> "CallPicker":
+        """--call N: the picker at call N's first slice (its slices only, for
+        --batch / --head; an SDPA call made inside an HF layer: the layer's);
+        refused naming the calls that have a table."""
+        mine = [i for i, e in enumerate(self.entries) if e[0]["call"] == number]
+        inner = next((c for c in self.document["calls"] if c["call"] == number and c.get("within") is not None), None)
+        if not mine and inner is not None:  # an SDPA call inside an HF layer that has a table: the layer's
+            mine = [i for i, e in enumerate(self.entries) if e[0]["call"] == inner["within"]]
+        if not mine:
+            numbers = list(dict.fromkeys(e[0]["call"] for e in self.entries))
+            raise MaskattnError("capture_no_table_call", folder=self.folder, call=number,
+                                calls=calls_text([{"call": n} for n in numbers]))
+        return CallPicker(self.folder, self.document, mine[0], self.found)
+
+    def at_slice(self, batch: int | None, head: int | None, this_call: bool = False) -> "CallPicker":
+        """--batch / --head: the first call that has that slice (`this_call`:
+        this call's slice); refused naming the batch rows and heads the calls
+        (that call) have when none does."""
+        where = [(i, e) for i, e in enumerate(self.entries) if not this_call or e[0] is self.entry[0]]
+        for i, (_, b, h, _) in where:
             if batch in (None, b) and head in (None, h):
                 return CallPicker(self.folder, self.document, i, self.found)
-        option, value = ("--batch", batch) if batch is not None and all(e[1] != batch for e in self.entries) \
+        option, value = ("--batch", batch) if batch is not None and all(e[1] != batch for _, e in where) \
             else ("--head", head)
         raise MaskattnError("capture_no_slice", folder=self.folder, option=option, value=value,
-                            batch=max(e[1] for e in self.entries), head=max(e[2] for e in self.entries))
+                            batch=max(e[1] for _, e in where), head=max(e[2] for _, e in where))
 
     def open(self) -> SavedDoc:
         """Mask mode's document for this slice, with this picker as its call
@@ -136,11 +153,13 @@ class CallPicker:
         return t("capture.picker.findings", lang, codes=", ".join(codes)) if codes else ""
 
 
-def open_capture(folder: str, batch: int | None = None, head: int | None = None):
+def open_capture(folder: str, batch: int | None = None, head: int | None = None, call: int | None = None):
     """Mask mode's document for a capture folder: its first slice whose
     table can be read (none: the first one's reason, one line), or with
-    --batch / --head the first call that has that slice."""
+    --call / --batch / --head the first slice of that call / that slice."""
     picker = CallPicker(folder, capture_folder.load(folder))
+    if call is not None:
+        return picker.at_call(call).at_slice(batch, head, this_call=True).open()
     if batch is not None or head is not None:
         return picker.at_slice(batch, head).open()
     first, tried = None, set()

@@ -3,7 +3,6 @@ and as JSON (schema maskattn-probe/1, docs/json.md). No torch here."""
 
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import dataclass, field
 
@@ -154,7 +153,7 @@ def _case_lines(c: CaseResult, lang: str) -> list[str]:
         if not where.get("same_masks") and call.get("a_hash") != call["hash"]:
             first = _reading(runs.get("a"), call["a_hash"], lang)
             out.append("        " + t("probe.where.doctor_a", lang, reading=first))
-        out.append("        " + t("probe.where.open", lang, command=open_command(runs["b"], call["hash"]),
+        out.append("        " + t("probe.where.open", lang, command=open_command(runs["b"], call),
                                     folder=_q(runs["b"])))
     elif runs:
         out.append("        " + t("probe.where.no_call", lang, folder=_q(runs.get("b", ""))))
@@ -187,10 +186,10 @@ def _q(path: str) -> str:
     return shlex.quote(path)
 
 
-def open_command(folder: str, digest: str) -> str:
-    """Mask mode on the named call's table (mask mode has no --call: the
-    capture folder itself opens at its first call, n / N step through)."""
-    return f"maskattn-tui --mask {_q(os.path.join(folder, 'masks', digest + '.npy'))}"
+def open_command(folder: str, call: dict) -> str:
+    """Mask mode on the named call's table: the capture folder at that call
+    (n / N step on through the run's other calls)."""
+    return f"maskattn-tui --mask {_q(folder)} --call {call['call']}"
 
 
 def _reading(folder: str | None, digest: str, lang: str) -> str:
@@ -241,7 +240,7 @@ def _case_json(c: CaseResult, lang: str) -> dict:
             call = {**call, "step": _text(call["step"], lang),
                     "reading": _reading(where["runs"]["b"], call["hash"], lang),
                     "a_reading": _reading(where["runs"]["a"], call["a_hash"], lang) if call.get("a_hash") else None,
-                    "open": open_command(where["runs"]["b"], call["hash"])}
+                    "open": open_command(where["runs"]["b"], call)}
         out["location"] = {
             "runs": where["runs"], "layer": where.get("layer"), "call": call, "same_masks": where.get("same_masks"),
             "findings": {side: [{**f, "message": _finding(f, lang)} for f in found]
