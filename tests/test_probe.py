@@ -9,6 +9,8 @@ import json
 import pytest
 from helpers import run_main
 
+from maskattn_tui.probe.report import lines
+
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
@@ -351,3 +353,25 @@ def test_float64_holds_with_eagers_float32_softmax_inside_its_tolerance(tmp_path
     assert main(["probe", "--config", str(path), "--dtype", "float64", "--only", "backends", "--json"]) == 0
     (case,) = json.loads(capsys.readouterr().out)["invariances"][5]["cases"]
     assert 1e-10 < case["max_diff"] <= case["tolerance"] and case["rtol"] == 1e-6
+
+
+
+def test_the_report_in_a_notebook_is_its_printed_lines_coloured_by_status(tmp_path, monkeypatch):
+    """_repr_html_: every printed line's words and numbers are in the HTML, in
+    both languages; the broken invariance's line has another colour than the
+    skipped one's (the status word is on each line: colour is never alone)."""
+    import html as html_lib
+    import re
+
+    report = probe(AllVisible(build("llama")), IDS, only=("future",), keep=str(tmp_path))
+    assert statuses(report)["future"] == "broken" and statuses(report)["backends"] == "skipped"
+    for lang in ("en", "zh"):
+        page = report.to_html(lang)
+        monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8" if lang == "zh" else "C.UTF-8")
+        assert report._repr_html_() == page  # Jupyter's call: the environment's language
+        flat = re.sub(r"\s+", "", html_lib.unescape(re.sub(r"<[^>]+>", "", page)))
+        for line in lines(report, lang):
+            assert re.sub(r"\s+", "", line) in flat, line
+    styles = dict((name, style) for style, name in
+                  re.findall(r'<span style="([^"]*)">\s*(future|backends)\b', report.to_html("en")))
+    assert styles.keys() == {"future", "backends"} and styles["future"] != styles["backends"]

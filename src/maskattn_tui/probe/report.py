@@ -90,6 +90,22 @@ class ProbeReport:
     def to_json(self, lang: str = "en") -> dict:
         return to_json(self, lang)
 
+    def to_html(self, lang: str = "en") -> str:
+        """The report as a notebook shows it (render.notebook): the printed
+        lines, each invariance's in its status's colour beside its word."""
+        from maskattn_tui.render.notebook import probe_html
+
+        text = lines(self, lang)
+        status = {r.name: r.status for r in self.results}
+        rows = [(status.get(line.split()[0]) if line.startswith("  ") and not line.startswith("   ") else None, line)
+                for line in text[1:-1]]
+        return probe_html(text[0], rows, text[-1])
+
+    def _repr_html_(self) -> str:  # Jupyter: in the environment's language
+        from maskattn_tui.i18n import lang_from_env
+
+        return self.to_html(lang_from_env())
+
 
 def _num(x: float | None) -> str:
     return "-" if x is None else "0" if x == 0 else f"{x:.2g}"

@@ -97,3 +97,28 @@ def figure_html(doc, lang: str) -> str:
 
     return html(page(doc, lang, default_palette(), WIDTH))
 
+
+
+#: A probe invariance's status -> the palette meaning its line is drawn in.
+STATUS_STYLE = {"broken": "warning", "held": "title", "skipped": "dim"}
+
+
+def probe_html(head: str, rows: list[tuple[str | None, str]], closing: str) -> str:
+    """A probe report: its head line, each invariance's line in its status's
+    colour (the status is a word on the line itself: held / BROKEN /
+    skipped), the detail lines under it as they are printed, the count."""
+    palette = default_palette()
+    parts: list[RenderableType] = [_title(head, palette)]
+    for status, line in rows:
+        style = palette.style(STATUS_STYLE[status]) if status else None
+        parts.append(AtWidth(lambda width, line=line, style=style: _indented(line, width, style)))
+    parts += [BLANK, AtWidth(lambda width: TextBlock(wrap_text(closing, width)))]
+    return html(parts)
+
+
+def _indented(line: str, width: int, style) -> TextBlock:
+    """A printed line wrapped under its own indent (a detail line's
+    continuation stays beside its invariance, not at the margin)."""
+    text = line.lstrip(" ")
+    indent = len(line) - len(text)
+    return TextBlock([[Segment(" " * indent), *row] for row in wrap_text(text, max(1, width - indent), style)])
