@@ -1,9 +1,12 @@
 """The weights pane at the walkthrough's sizes: every step's bars fit the
 pane whole (no scrollbar, no last line cut), the closing note ("weights
-over positions, not factual confidence") left out at every step only
-where keeping it would not fit step 4's two groups (at 80x24 in both
-languages: the pane is 11 lines there since issue 20 point 6, and step 4's
-bars take 11 in Chinese without the note, 13 with it)."""
+over positions, not factual confidence") shown at every step of a size or
+at none, left out only where keeping it would not fit step 4's two groups.
+At 80x24 the pane is each step's own height (tui.step_fit), at most 12
+lines (11 under its title): step 4's bars take 11 lines without the note
+and 14 in English, 13 in Chinese with it, so the note is left out at every
+step, also at steps 1-3, whose bars would hold it (9 and 8 lines). At
+100x30 (at most 19 lines in English) step 4 takes 12 with it."""
 
 from __future__ import annotations
 

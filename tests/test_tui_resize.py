@@ -1,8 +1,9 @@
 """A terminal resize lays the screen out again at once, with no key
 pressed: after every resize across each breakpoint (too narrow, too short,
 normal, wide), both ways, the panes' regions are what tui/layout.py's
-arithmetic gives for the new size, in figure mode, explore mode, with an
-experiment and the lens on, and zoomed."""
+arithmetic gives for the new size (where the explanation is under the
+figure, the figure pane's height is the step's own, tui/step_fit.py's), in
+figure mode, explore mode, with an experiment and the lens on, and zoomed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from maskattn_tui.explore.config import ExploreConfig
 from maskattn_tui.render.palette import Palette
 from maskattn_tui.tui import layout as sizes
 from maskattn_tui.tui import make_app
+from maskattn_tui.tui.step_fit import per_step, step_height
 from maskattn_tui.tui.widgets.condition import condition_lines
 
 #: One size on each side of every breakpoint (width 60 and 140, height 20),
@@ -68,7 +70,11 @@ def check(app, width: int, height: int) -> None:
         shown = side if model.side_pane == "lab" else grid
         assert (shown.x, shown.width, shown.height) == (left, plan.body_width, plan.body_height), where
         return
-    assert (grid.x, grid.width, grid.height) == (left, plan.grid_width, plan.grid_height), where
+    height = plan.grid_height
+    if per_step(model, plan):  # the step's own height, within the plan's (the tallest step's)
+        height = step_height(model, plan, app.glyphs, app.query_one("#grid").tokens())[0]
+        assert height <= plan.grid_height, where
+    assert (grid.x, grid.width, grid.height) == (left, plan.grid_width, height), where
     if plan.wide:
         assert (bars.x, bars.y, bars.width) == (left, grid.bottom, plan.column), where
         assert bars.bottom == body.bottom, where

@@ -110,16 +110,16 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
     ok = bool(matched) if args.layer is None else results[0].match
     # the header places the queries as the checked sites do (encoder keys when only cross-attention is)
     self_geo = geometry(rows, keys, past, all(s.intent.kind == "cross" for s in chosen))
-    hints = {} if past is not None else {
-        id(r): p for r in results if not r.match
-        for p in [past_that_matches(mask, info.path, polarity, r.intent, inputs)] if p is not None}
+    # per result, the --past that would make it match (None: it matches, or --past was given, or none does)
+    hints = [None if past is not None or r.match else past_that_matches(mask, info.path, polarity, r.intent, inputs)
+             for r in results]
     if args.json:
         write(_json(info, config_path, model, mask, polarity, self_geo, results, sites, inputs, args, ok, hints))
         return 0 if ok else 1
     total = rows * keys * max((sum(len(s.members) for s in r.results) for r in results), default=1)
     lines = [t("intent.header", lang, file=info.path, config=config_path, model=model, rows=rows, keys=keys,
                q=_span(self_geo.q_pos), k=_span(self_geo.k_pos) + _unused(self_geo, lang))]
-    for r in results:
+    for r, hint in zip(results, hints):
         if r.match:
             lines.append(t("doctor.expect.match", lang, file=info.path, rows=rows, keys=keys,
                            options=_options(r, lang, blocks)))
@@ -133,8 +133,8 @@ def run(array, mask, info, args, lang: str, write, past: int | None) -> int:
         if r.unheld_count:
             shown = ",".join(map(str, r.unheld)) + (" …" if r.unheld_count > len(r.unheld) else "")
             lines.append(t("intent.unheld", lang, positions=shown, n=r.unheld_count))
-        if id(r) in hints:
-            lines.append(t("intent.past_hint", lang, past=hints[id(r)], k=hints[id(r)] + rows))
+        if hint is not None:
+            lines.append(t("intent.past_hint", lang, past=hint, k=hint + rows))
     lines += _notes(results, sites, inputs, args, past is None and keys > rows, lang)
     if args.layer is not None and results[0].count:  # a grid of the cells (unheld keys have none)
         r, geo = results[0], geo_of(results[0].sites[0])
@@ -175,11 +175,11 @@ def _intent_json(intent: LayerIntent) -> dict:
 
 
 def _json(info, config_path, model, mask, polarity, geo: Geometry, results, sites, inputs: Inputs, args,
-          ok: bool, hints: dict) -> str:
+          ok: bool, hints: list[int | None]) -> str:
     from maskattn_tui.doctor import report
 
     out_sites = []
-    for r in results:
+    for r, hint in zip(results, hints):
         first = next((s for s in r.results if s.comparison.count), r.results[0] if r.results else None)
         out_sites.append({
             "layers": [s.name for s in r.sites], "layer_type": r.sites[0].layer_type,
@@ -188,7 +188,7 @@ def _json(info, config_path, model, mask, polarity, geo: Geometry, results, site
             "not_square": r.not_square,
             "differs": [] if first is None else [list(c) for c in first.comparison.cells],
             "shown_but_hidden": [] if first is None else first.extra,
-            "hidden_but_shown": [] if first is None else first.missing, "matches_with_past": hints.get(id(r)),
+            "hidden_but_shown": [] if first is None else first.missing, "matches_with_past": hint,
             "slices": results_json(r.results) if len(r.results) > 1 or (r.results and r.results[0].index) else None,
         })
     return report.dumps({

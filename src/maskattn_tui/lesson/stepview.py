@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from maskattn_tui.engine.attention import AttentionResult, attend
 from maskattn_tui.i18n import pick
@@ -52,6 +53,17 @@ class StepView:
     result: AttentionResult
     compare: Compare | None = None
     offset_bug: OffsetBug | None = None
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        """The fields' hash, computed once per view: the figure finds a view's
+        table source by value (render.figure_lines.source_of) at every row
+        move, and hashing a view walks its tables and weights (32 x 64
+        cells each time at 32 + 32)."""
+        return hash((self.spec, self.steps, self.table, self.result, self.compare, self.offset_bug))
 
     @property
     def step(self) -> int:

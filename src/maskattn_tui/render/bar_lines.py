@@ -22,6 +22,9 @@ NUMBER_W = 6
 GLYPH_W = 2
 #: The shortest bar worth writing the reasons beside (else the cell's letter says it).
 BAR_WITH_REASONS = 8
+#: The weights' forms, fullest first, as bar_block's (note, short): the
+#: closing note left out, then the one-line title too (a short pane).
+BAR_FORMS = ((True, False), (False, False), (False, True))
 #: The output line's forms, longest first: the first that fits is shown.
 OUTPUT_FORMS = ("render.output", "render.output_tight", "render.output_formula")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Set
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -199,25 +200,14 @@ def _compare_block(view: StepView, row: int, lang: str, palette: Palette) -> Blo
     return block
 
 
-#: source_of's sources by the view's identity (the view kept, so its id is not reused).
-_SOURCES: dict[int, tuple[StepView, StepTableSource]] = {}
-_SOURCES_KEPT = 64
-
-
+@lru_cache(maxsize=64)
 def source_of(view: StepView) -> StepTableSource:
     """The view's own table as a source, kept per view (a source scans its
     table once, render.grid_lines.table_scan, not at every row move; step
     5's row-number table, tiny and worded per language, is made as it is drawn).
-    Found by identity: a view's hash walks its tables, 32 x 64 cells each
-    time (an lru_cache hashed it on every call of every row move)."""
-    kept = _SOURCES.get(id(view))
-    if kept is not None and kept[0] is view:
-        return kept[1]
-    if len(_SOURCES) >= _SOURCES_KEPT:
-        del _SOURCES[next(iter(_SOURCES))]
-    source = StepTableSource(view)
-    _SOURCES[id(view)] = (view, source)
-    return source
+    Keyed by the view's value: its hash is computed once per view
+    (lesson.stepview.StepView._hash), so a lookup costs no walk of its table."""
+    return StepTableSource(view)
 
 
 def _tables(view: StepView, row: int, lang: str, palette: Palette, cw: int, side: bool,

@@ -1,6 +1,8 @@
 """The screen's sizes, by arithmetic: how much room the figure may take,
 and how big its pane is for the whole walkthrough (the largest step's
-figure, so nothing moves when stepping). Pure: no Textual."""
+figure). Where the explanation is under the figure, each step's pane is
+its own height within that (tui.step_fit); elsewhere nothing moves when
+stepping. Pure: no Textual."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.geometry import Size
 
 from maskattn_tui.model.app_model import AppModel
-from maskattn_tui.render.bar_lines import bar_block
+from maskattn_tui.render.bar_lines import BAR_FORMS, bar_block
 from maskattn_tui.render.grid_lines import Block
 from maskattn_tui.tui.widgets.base import LinesView
 
@@ -18,16 +18,14 @@ class BarsView(LinesView):
     #: (views, language, width, height) -> (closing note drawn, one-line title)
     _form_for: tuple[object, tuple[bool, bool]] | None = None
 
-    #: The forms tried, fullest first: the closing note left out, then the
-    #: one-line title too (a short pane).
-    FORMS = ((True, False), (False, False), (False, True))
-
-    #: The pane's height follows the step (tui.step_fit): the form and the
-    #: frame are the step's own, not the tallest step's.
-    steps_alone = False
+    #: Where the pane's height follows the step (tui.step_fit): the form it
+    #: chose for every step at this size, and the frame is the step's own,
+    #: not the tallest step's. None: one height for the walkthrough, the
+    #: form chosen here.
+    step_form: tuple[bool, bool] | None = None
 
     def _steps(self, model: AppModel) -> tuple:
-        return (model.view,) if self.steps_alone else model.views
+        return (model.view,) if self.step_form is not None else model.views
 
     def figure_key(self, model: AppModel) -> object:
         # The row too: its bars are all new lines (a whole repaint of this pane).
@@ -45,16 +43,18 @@ class BarsView(LinesView):
 
     def _form(self, model: AppModel) -> tuple[bool, bool]:
         """The fullest form that lets every step's bars fit the pane, the
-        same at every step: the closing note only where it fits (at 80x24
-        step 4's two groups fill the pane), the one-line title where only
-        that makes them fit; so no step scrolls or cuts its last line. If
-        none fits, the fullest (the pane scrolls)."""
+        same at every step: the closing note only where it fits, the
+        one-line title where only that makes them fit; so no step scrolls
+        or cuts its last line. If none fits, the fullest (the pane scrolls).
+        Where the pane follows the step, tui.step_fit chose it (bars_form)."""
+        if self.step_form is not None:
+            return self.step_form
         height = self.scrollable_content_region.height if self.size.height else 0
-        key = (self._steps(model), model.views, model.lang, self.content_width(), height)
+        key = (model.views, model.lang, self.content_width(), height)
         if self._form_for is None or self._form_for[0] != key:
-            form = self.FORMS[0]
+            form = BAR_FORMS[0]
             if height:
-                form = next((f for f in self.FORMS if self._tallest(model, *f) <= height), form)
+                form = next((f for f in BAR_FORMS if self._tallest(model, *f) <= height), form)
             self._form_for = (key, form)
         return self._form_for[1]
 
