@@ -137,14 +137,15 @@ def _layer_intent(kind: str, i: int, mt: str, cfg: dict, *, bidirectional: bool,
                                source=f"{where}, config.sliding_window // 2 (use_bidirectional_attention)")
         if bidirectional:
             field = "config.local_attention // 2" if mt == "modernbert" else "config.sliding_window"
-            return LayerIntent("bidirectional_sliding", window=window, source=f"{where}, {field}")
-        return LayerIntent("sliding", window=window, source=f"{where}, config.sliding_window",
+            return LayerIntent("bidirectional_sliding", window=window, source=_both(where, field))
+        # (a config without layer_types: its sliding_window alone made the layer sliding)
+        return LayerIntent("sliding", window=window, source=_both(where, "config.sliding_window"),
                            window_bounds_groups=blocks)
     if kind == "chunked_attention" and not bidirectional:
         chunk = cfg.get("attention_chunk_size", 8192 if mt == "llama4_text" else None)
         if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
             raise MaskattnError("intent_bad_field", model=mt, field="attention_chunk_size", value=chunk)
-        return LayerIntent("chunked", chunk=chunk, source=f"{where}, config.attention_chunk_size")
+        return LayerIntent("chunked", chunk=chunk, source=_both(where, "config.attention_chunk_size"))
     return None
 
 
@@ -215,3 +216,8 @@ def unknown_kinds(sites: list[Site]) -> list[Site]:
     """Sites with an attention layer type this module has no rule for
     (window_attention, indexed_attention, ...): not derivable."""
     return [s for s in sites if s.intent is None and s.layer_type not in NO_MASK]
+
+
+def _both(where: str, field: str) -> str:
+    """Where a layer's kind and its width were read, each said once."""
+    return where if where == field else f"{where}, {field}"
