@@ -177,7 +177,14 @@ def test_is_causal_over_the_cache_breaks_the_cache_invariance_at_the_first_decod
     assert call["site"] == "model.layers.0.self_attn" and call["positions"] == [8]
     assert located_call(report, "cache")["step"] == "decode 8"
     assert call["only_a"] == list(range(1, 9)) and call["only_b"] == []  # top-left: key 0 only
-    assert {f["code"] for f in where["findings"]["b"]} == {"decode-is-causal"}
+    # capture checked each layer call against its own intent (create_causal_mask over the cache): a decode
+    # query at position q meant to see keys 0..q sees key 0 only (torch's is_causal is top-left), so it
+    # hides q keys: q = 8..11 over 2 layers
+    [differs] = where["findings"]["b"]
+    assert differs["code"] == "intent-differs" and differs["level"] == "error"
+    assert differs["params"]["count"] == 2 * sum(range(8, 12))
+    first = [(c["q"], c["k"]) for c in differs["cells"] if c["layer"] == 0 and c["q"] == 8]
+    assert first == [(8, k) for k in range(1, 9)] and not any(c["seen"] for c in differs["cells"])
     # the decode step, made again here: one forward vs prefill + one step
     from transformers import DynamicCache
 

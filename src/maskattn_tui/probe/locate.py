@@ -161,13 +161,18 @@ def _listed(keys: frozenset) -> list:
 
 
 def _findings(folder: str) -> list[dict]:
-    """capture's findings across the run's calls (errors and warnings)."""
+    """capture's findings across the run's calls (errors and warnings), each
+    HF layer call checked against its own intent as `doctor DIR` checks it
+    (a leak by its intent: intent-differs, with the cells)."""
     from maskattn_tui.capture import folder as capture_folder
-    from maskattn_tui.capture.doctor import read_masks
+    from maskattn_tui.capture.against_intent import findings
+    from maskattn_tui.capture.doctor import judge
     from maskattn_tui.capture.findings import cross_call
 
     calls = capture_folder.load(folder)["calls"]
-    found = cross_call(calls, {d: r[2] for d, r in read_masks(folder, calls, capture_folder.Notes()).items()})
+    readings, report, _ = judge(folder, calls, capture_folder.Notes())
+    found = cross_call(calls, {d: r[2] for d, r in readings.items()}, frozenset(report.covered()),
+                       report.meant()) + findings(report)
     return [f for f in found if f["level"] in ("error", "warning")]
 
 
