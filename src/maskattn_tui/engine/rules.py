@@ -31,6 +31,12 @@ from functools import cached_property
 RULE_ORDER = ("future", "pad", "slot", "window", "chunk", "document", "tree")
 
 
+def chunk_origin(pad: int, pad_side: str) -> int:
+    """Where chunks are counted from: the first real token, past left PAD
+    (HF's chunked_overlay); right PAD does not move it."""
+    return pad if pad_side == "left" else 0
+
+
 def document_starts(lengths: tuple[int, ...]) -> tuple[int, ...]:
     """Absolute position of each document's first token."""
     starts, at = [], 0

@@ -150,17 +150,15 @@ def check_pattern(config: "ExploreConfig") -> None:
 
 
 def pattern_of(config: "ExploreConfig", causal: bool) -> Pattern:
-    two_sided = config.window is not None and not config.causal  # the configured rule, not `causal`
+    """The per-cell rule of the configuration (its spelling: MaskParams)."""
     return Pattern(
         causal=causal,
-        # two-sided: HF's |q - k| <= W is W + 1 keys up to the query's own (the Pattern's convention)
-        window=config.window + 1 if two_sided else config.window,
-        window_right=(config.window if config.window_right is None else config.window_right) if two_sided else None,
-        islands=tuple((a, b + 1) for a, b in config.bidirectional or ()),
-        slots_from=config.past + config.new if config.cache_slots else None,
+        window=config.window_keys,
+        window_right=config.window_after,
+        islands=config.block_runs,
+        slots_from=config.filled if config.cache_slots else None,
         chunk=config.chunk,
-        # Hugging Face counts chunks from the first real token when PAD is on the left.
-        chunk_origin=config.pad if config.pad_side == "left" else 0,
+        chunk_origin=config.origin,
         prefix=config.prefix,
         documents=config.documents,
         tree=config.tree,

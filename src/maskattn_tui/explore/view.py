@@ -115,7 +115,7 @@ def _pattern_sentences(config: ExploreConfig, lang: str) -> list[str]:
     elif config.window is not None:
         out.append(t("explore.caption.window", lang, w=config.window, distance=config.window - 1))
     if config.chunk is not None:
-        origin = config.pad if config.pad_side == "left" else 0
+        origin = config.origin
         out.append(t("explore.caption.chunk", lang, c=config.chunk, origin=origin))
     if config.prefix is not None:
         out.append(t("explore.caption.prefix", lang, p=config.prefix))
