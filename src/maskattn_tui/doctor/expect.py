@@ -67,7 +67,7 @@ class ExpectOptions(MaskParams):
 
 def _explorer_can(options: ExpectOptions) -> bool:
     return (options.window is options.chunk is options.prefix is options.documents is options.tree is None
-            and options.bidirectional is options.pad_keys is None and not options.cache_slots
+            and options.bidirectional is options.pad_keys is options.sinks is None and not options.cache_slots
             and options.past <= EXPLORE_MAX["past"] and options.new <= EXPLORE_MAX["new"])
 
 

@@ -265,7 +265,7 @@ def rule_of(params, keys: int) -> Rule:
     return Rule(rows=params.new, keys=keys, offset=params.past, causal=params.causal,
                 pad=pad, pad_side=params.pad_side, window=params.window_keys,
                 chunk=params.chunk, prefix=params.prefix, documents=params.documents, tree=params.tree,
-                right=params.window_after, gaps=_merged(gaps), blocks=params.block_runs)
+                right=params.window_after, gaps=_merged(gaps), blocks=params.block_runs, globals=params.sink_runs)
 
 
 def _merged(runs: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

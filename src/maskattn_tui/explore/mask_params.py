@@ -43,6 +43,8 @@ class MaskParams:
     pad_keys: tuple[tuple[int, int], ...] | None = None
     #: unused static-cache slots after the past + new keys
     cache_slots: int = 0
+    #: attention sinks: the first K real keys every query sees beside a window or chunk (StreamingLLM), or None
+    sinks: int | None = None
 
     # --- the evaluators' spelling, written once ---------------------------------
 
@@ -79,6 +81,12 @@ class MaskParams:
     def pad_key_runs(self) -> tuple[tuple[int, int], ...]:
         """PAD keys anywhere as half-open runs [a, b)."""
         return tuple((a, b + 1) for a, b in self.pad_keys or ())
+
+    @property
+    def sink_runs(self) -> tuple[tuple[int, int], ...]:
+        """The sink keys as one half-open run [o, o + K) from the first real token."""
+        stop = min(self.origin + (self.sinks or 0), self.filled)
+        return ((self.origin, stop),) if stop > self.origin else ()
 
     @property
     def filled(self) -> int:
