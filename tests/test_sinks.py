@@ -157,3 +157,20 @@ def test_cli_bad_sinks_is_one_line_exit_2():
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_sink_mask_mod_checked_with_expect_sinks(tmp_path):
+    # the mask_mod doctor's text report with --expect (it raised a NameError before)
+    mods = tmp_path / "mods.py"
+    mods.write_text("def sink_window(b, h, q_idx, kv_idx):\n"
+                    "    return (kv_idx <= q_idx) & ((kv_idx > q_idx - 64) | (kv_idx < 4))\n")
+    base = [sys.executable, "-m", "maskattn_tui", "doctor", f"{mods}:sink_window", "--q-len", "1024",
+            "--kv-len", "1024", "--expect", "--window", "64"]
+    done = subprocess.run(base + ["--sinks", "4"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "with sink keys 0-3" in done.stdout and "every cell matches" in done.stdout
+    # without the sinks: the sink cells the window leaves behind, 4 a row from row 67 on, fewer before
+    done = subprocess.run(base, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    want = sum(min(4, max(0, p - 63)) for p in range(1024))
+    assert f"{want} of {1024 * 1024} cells differ" in done.stdout

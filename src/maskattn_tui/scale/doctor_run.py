@@ -173,8 +173,10 @@ def _report(args, lang: str, spec: str, q_len: int, kv_len: int, b: int, h: int,
         if reused is not None:
             lines += ["", *report.reuse_lines(reused, lang)]
         if expect is not None:
+            from maskattn_tui.doctor.expect_args import described
+
             options, comp, extra, missing, rule_blocks = expect
-            lines += ["", *report.expect_lines(spec, comp, extra, missing, _described(options), cells,
+            lines += ["", *report.expect_lines(spec, comp, extra, missing, described(options), cells,
                                                 rule_blocks, result.blocks, lang)]
         _write("\n".join(lines))
     return 1 if expect is not None and expect[1].count else 0
