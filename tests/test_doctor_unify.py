@@ -129,7 +129,8 @@ def test_expect_options_are_the_schema_mask_fields():
     flags = [s for a in group._group_actions for s in a.option_strings if s != "--expect"]
     assert flags == [f.flag for f in FIELDS if f.mask] == [f.flag for f in MASK_FIELDS]
     assert flags == ["--past", "--new", "--pad", "--pad-side", "--no-causal", "--window", "--window-right",
-                     "--chunk", "--prefix", "--documents", "--tree", "--bidirectional", "--pad-keys", "--cache-slots"]
+                     "--chunk", "--prefix", "--documents", "--tree", "--bidirectional", "--pad-keys", "--cache-slots",
+                     "--sinks"]
 
 
 @pytest.mark.parametrize("explore_argv", [["--window", "3", "--chunk", "2"], ["--window-right", "1", "--window", "3"],

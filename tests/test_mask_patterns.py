@@ -25,14 +25,28 @@ def rows(table) -> list[str]:
 # --- the published tables ------------------------------------------------------
 
 
-def test_hf_window_decode_table():
+PUBLISHED = [
     # HF sliding_window_causal, w=3, 4 cached tokens, 2 new queries (masking_utils, run on CPU)
-    assert rows(ExploreConfig(past=4, new=2, window=3).table()) == ["001110", "000111"]
-
-
-def test_prefix_lm_table():
+    (dict(past=4, new=2, window=3), ["001110", "000111"]),
     # attention-gym generate_prefix_lm_mask(2) over 5x5
-    assert rows(ExploreConfig(past=0, new=5, prefix=2).table()) == ["11000", "11000", "11100", "11110", "11111"]
+    (dict(past=0, new=5, prefix=2), ["11000", "11000", "11100", "11110", "11111"]),
+    # attention-gym generate_doc_mask_mod(causal) over documents 3, 2, 3
+    (dict(past=0, new=8, documents=(3, 2, 3)),
+     ["10000000", "11000000", "11100000", "00010000", "00011000", "00000100", "00000110", "00000111"]),
+    # attention-gym jetspec: parents [-1,0,0,1,2], P=3
+    (dict(past=3, new=5, tree=(-1, 0, 0, 1, 2)), ["11110000", "11111000", "11110100", "11111010", "11110101"]),
+]
+
+
+@pytest.mark.parametrize("params, want", PUBLISHED, ids=["hf-window-decode", "prefix-lm", "documents", "jetspec-tree"])
+def test_published_tables_on_both_evaluators(params, want):
+    """The one rule record read by the per-cell engine (the explorer) and by
+    the numpy rule (the doctor's --expect, explicitly not the explorer's path)."""
+    from maskattn_tui.doctor.expect import ExpectOptions
+
+    assert rows(ExploreConfig(**params).table()) == want
+    numpy_rows = ExpectOptions(**params).rule().table_rows(slice(None))
+    assert ["".join("1" if ok else "0" for ok in row) for row in numpy_rows] == want
 
 
 def test_documents_table_and_position_ids():

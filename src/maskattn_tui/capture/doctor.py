@@ -261,6 +261,8 @@ def selected(calls: list[dict], call: int | None, site: str | None) -> list[dict
 def _run_expect(folder: str, document: dict, args, lang: str) -> int:
     from maskattn_tui.doctor.expect_args import described as _described, expect_options as _expect_options
     from maskattn_tui.doctor.expect import expect
+    from maskattn_tui.doctor.expect_result import ExpectResult
+    from maskattn_tui.doctor.expect_run import compare_slices
 
     results, notes, tables, left_out = [], document["notes"], {}, []
     for call in selected(document["calls"], getattr(args, "call", None), getattr(args, "site", None)):
@@ -281,8 +283,10 @@ def _run_expect(folder: str, document: dict, args, lang: str) -> int:
                     continue
                 table = tables[key]
                 options = _expect_options(table.shape, args)
-                result = expect(table, options, _polarity(call) or args.polarity or "attend", digest)
-                results.append((call, b, h, table.shape, options, result))
+                polarity = _polarity(call) or args.polarity or "attend"
+                compared = compare_slices(table, digest, None, None,
+                                          lambda _, m: expect(m, options, polarity, digest), polarity)
+                results.append((call, b, h, table.shape, options, ExpectResult.of_slices(options.as_dict(), compared)))
     if left_out and not results:
         raise left_out[0]
     for note in left_out:
@@ -293,8 +297,7 @@ def _run_expect(folder: str, document: dict, args, lang: str) -> int:
         sys.stdout.write(dumps({"schema": "maskattn-capture-expect/1", "folder": folder,
                                 "notes": [n.message(lang) for n in notes], "results": [
             {"call": c["call"], "site": c.get("site"), "batch": b, "head": h, "shape": list(shape),
-             "expected": o.as_dict(), "match": r.count == 0, "differs_count": r.count,
-             "differs": [list(x) for x in r.cells]} for c, b, h, shape, o, r in results]}) + "\n")
+             **r.as_json()} for c, b, h, shape, o, r in results]}) + "\n")
     else:
         for line in note_lines(notes, lang):
             sys.stdout.write(line + "\n")

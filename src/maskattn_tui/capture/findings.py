@@ -3,21 +3,23 @@ is the doctor's): a decode step whose is_causal=True hides the cache,
 layers of one forward given different masks where they should share one,
 query rows with no visible key, a BlockMask whose lengths or block lists
 do not fit the call, and a float mask whose minimum overflowed to -inf.
-Plain data in, plain data out: {code, level, calls, params}."""
+Plain data in, plain data out: CallRecords in, CaptureFindings
+{code, level, calls, params} out (typed dicts: they are JSON as they stand)."""
 
 from __future__ import annotations
 
 import re
+from typing import TypedDict
 
 from maskattn_tui.capture.folder import mask_hashes
-from maskattn_tui.capture.records import ATTENTION
+from maskattn_tui.capture.records import ATTENTION, CallRecord
 
 
-def attention_calls(calls: list[dict]) -> list[dict]:
+def attention_calls(calls: list[CallRecord]) -> list[CallRecord]:
     return [c for c in calls if c.get("kind") in ATTENTION]
 
 
-def primary(calls: list[dict]) -> list[dict]:
+def primary(calls: list[CallRecord]) -> list[CallRecord]:
     """The calls that stand for one attention each: an SDPA call inside an
     HF layer's attention function is that layer's call, unless the layer
     passed no mask (then the SDPA call shows the table it used)."""
@@ -34,18 +36,28 @@ def primary(calls: list[dict]) -> list[dict]:
     return out
 
 
-def _finding(code: str, level: str, calls: list[int], **params) -> dict:
+class CaptureFinding(TypedDict):
+    """A finding over a capture's calls (the doctor's over one table is a
+    doctor.findings.Finding): which calls it names, and its message's params."""
+
+    code: str
+    level: str
+    calls: list[int]
+    params: dict
+
+
+def _finding(code: str, level: str, calls: list[int], **params) -> CaptureFinding:
     return {"code": code, "level": level, "calls": calls, "params": params}
 
 
-def cross_call(calls: list[dict], readings: dict, covered: frozenset = frozenset(),
-               meant: frozenset = frozenset()) -> list[dict]:
+def cross_call(calls: list[CallRecord], readings: dict, covered: frozenset = frozenset(),
+               meant: frozenset = frozenset()) -> list[CaptureFinding]:
     """`readings`: hash -> the doctor's Diagnosis of that mask. `covered`:
     calls checked against their own intent (against_intent.py), which the
     table-only findings leave alone; `meant`: those whose empty rows their
     intent leaves empty too."""
     shown = primary(calls)
-    out: list[dict] = []
+    out: list[CaptureFinding] = []
     out += _causal_decode([c for c in attention_calls(calls) if c["call"] not in covered])
     out += _layers_differ([c for c in shown if c["call"] not in covered])
     out += _empty_rows(shown, readings, meant)
@@ -56,7 +68,7 @@ def cross_call(calls: list[dict], readings: dict, covered: frozenset = frozenset
     return out
 
 
-def _packed(calls: list[dict], readings: dict) -> list[dict]:
+def _packed(calls: list[CallRecord], readings: dict) -> list[CaptureFinding]:
     """position_ids that restart inside a row (documents packed into it)
     while that forward's masks let a document see the one before it: plain
     causal across the restart (transformers 5.24 builds the block-diagonal
@@ -76,7 +88,7 @@ def _packed(calls: list[dict], readings: dict) -> list[dict]:
     return out
 
 
-def _window_in_cache(calls: list[dict]) -> list[dict]:
+def _window_in_cache(calls: list[CallRecord]) -> list[CaptureFinding]:
     """Sliding-window decode: transformers crops the cache to the window and
     passes an all-visible mask; the mask builder's kv_offset says which
     positions the keys are. Said once per window size (information)."""
@@ -93,7 +105,7 @@ def _window_in_cache(calls: list[dict]) -> list[dict]:
     return list(found.values())
 
 
-def _causal_decode(calls: list[dict]) -> list[dict]:
+def _causal_decode(calls: list[CallRecord]) -> list[CaptureFinding]:
     bad = [c for c in calls if c["kind"] in ("sdpa", "mha") and c.get("is_causal")
            and (c.get("mask") or {}).get("from") == "is_causal" and c["q_len"] < c["k_len"]]
     if not bad:
@@ -106,7 +118,7 @@ def _causal_decode(calls: list[dict]) -> list[dict]:
 _LAYER_NUMBER = re.compile(r"(^|\.)\d+(?=\.|$)")
 
 
-def _group_key(call: dict) -> tuple:
+def _group_key(call: CallRecord) -> tuple:
     """Calls that should share a mask: one forward, one kind and shape, one
     layer type, and the same module path but for the layer number (a
     decoder's self- and cross-attention are apart even at equal lengths)."""
@@ -115,10 +127,10 @@ def _group_key(call: dict) -> tuple:
             call.get("sliding_window"), call["q_len"], call["k_len"], site)
 
 
-def _layers_differ(calls: list[dict]) -> list[dict]:
+def _layers_differ(calls: list[CallRecord]) -> list[CaptureFinding]:
     """Layers of one forward of the same kind, shape and layer type (sliding
     and full layers apart) whose masks differ."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[CallRecord]] = {}
     for call in calls:
         if call.get("forward") is not None and call.get("site") is not None:
             groups.setdefault(_group_key(call), []).append(call)
@@ -132,7 +144,7 @@ def _layers_differ(calls: list[dict]) -> list[dict]:
     return out
 
 
-def _empty_rows(calls: list[dict], readings: dict, meant: frozenset = frozenset()) -> list[dict]:
+def _empty_rows(calls: list[CallRecord], readings: dict, meant: frozenset = frozenset()) -> list[CaptureFinding]:
     out = []
     users: dict[str, list[int]] = {}  # once, not a pass over every call per mask
     for call in calls:
@@ -150,7 +162,7 @@ def _empty_rows(calls: list[dict], readings: dict, meant: frozenset = frozenset(
     return out
 
 
-def _block_masks(calls: list[dict]) -> list[dict]:
+def _block_masks(calls: list[CallRecord]) -> list[CaptureFinding]:
     out = []
     for call in calls:
         block = call.get("block_mask")
@@ -173,7 +185,7 @@ def _block_masks(calls: list[dict]) -> list[dict]:
     return _merge(out)
 
 
-def _overflow(calls: list[dict]) -> list[dict]:
+def _overflow(calls: list[CallRecord]) -> list[CaptureFinding]:
     """A float mask holding -inf beside values near its dtype's minimum: two
     minimums added (padding + causal) or a cast to a narrower dtype
     overflowed; a row hidden only by -inf is NaN."""
@@ -190,9 +202,9 @@ def _overflow(calls: list[dict]) -> list[dict]:
     return [_finding("min-overflow", "warning", bad)] if bad else []
 
 
-def _merge(findings: list[dict]) -> list[dict]:
+def _merge(findings: list[CaptureFinding]) -> list[CaptureFinding]:
     """Findings of one code and the same parameters: one, listing every call."""
-    merged: dict[tuple, dict] = {}
+    merged: dict[tuple, CaptureFinding] = {}
     for f in findings:
         key = (f["code"], tuple(sorted(f["params"].items())))
         if key in merged:

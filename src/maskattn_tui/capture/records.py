@@ -9,6 +9,7 @@ before it is parsed."""
 from __future__ import annotations
 
 import re
+from typing import TypedDict
 
 from maskattn_tui.printable import escaped
 
@@ -65,6 +66,52 @@ CALL = {"call": _count, "index": _int, "pid": _int, "within": _int, "forward": _
         "site": _str, "frame": _str, "user_frame": _str, "layer_type": _str, "implementation": _str,
         "error": _str, "mask": lambda v: isinstance(v, dict), "block_mask": lambda v: isinstance(v, dict),
         "documents": _documents, "intent": lambda v: isinstance(v, dict)}  # (`weights` is real_weights.py's to judge: a bad one, no real bars)
+
+
+class MaskRecord(TypedDict, total=False):
+    """A call's `mask` as capture writes it (MASK checks each field)."""
+
+    # "from" is a keyword: the functional form would be needed to name it; readers use mask["from"]
+    polarity: str
+    batch: int
+    heads: int
+    hashes: list[list[str]]
+    min: float
+    neg_inf: bool
+    dtype: str
+
+
+class CallRecord(TypedDict, total=False):
+    """One call of capture.json once checked_call passed it: the fields of
+    CALL (each optional but q_len / k_len of an attention call) and kind."""
+
+    kind: str
+    call: int
+    index: int
+    pid: int
+    within: int
+    forward: int
+    generate_step: int
+    q_len: int
+    k_len: int
+    batch: int
+    heads: int
+    packed_gqa: int
+    sliding_window: int
+    kv_offset: int
+    is_causal: bool
+    site: str
+    frame: str
+    user_frame: str
+    layer_type: str
+    implementation: str
+    error: str
+    mask: MaskRecord
+    block_mask: dict
+    documents: list[list[int]]
+    intent: dict
+
+
 MASK = {"from": lambda v: v in SOURCES, "polarity": _str, "batch": _positive, "heads": _positive,
         "hashes": _hashes, "min": _number, "neg_inf": _bool, "dtype": _str}
 #: a flex call's BlockMask: the fields the findings compute with (required)

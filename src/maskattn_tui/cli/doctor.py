@@ -259,6 +259,7 @@ def _run_expect(array, mask, info, args, lang: str) -> int:
     """--expect over every distinct slice chosen (doctor.expect_run)."""
     from maskattn_tui.doctor import report
     from maskattn_tui.doctor.expect import expect, expected_allowed
+    from maskattn_tui.doctor.expect_result import ExpectResult
     from maskattn_tui.doctor.expect_run import compare_slices, first_grid, result_lines, results_json
     from maskattn_tui.doctor.representation import classify, used_as
 
@@ -275,10 +276,7 @@ def _run_expect(array, mask, info, args, lang: str) -> int:
         _write(report.dumps({
             "schema": "maskattn-doctor-expect/1", "file": info.path, "shape": [rows, keys],
             "representation": used_as(classify(mask, info.path), args.float_mask).kind, "polarity": polarity,
-            "expected": options.as_dict(), "match": count == 0,
-            "differs": [list(c) for c in first.comparison.cells],
-            "differs_count": sum(r.comparison.count * len(r.members) for r in results),
-            "shown_but_hidden": first.extra, "hidden_but_shown": first.missing,
+            **ExpectResult.of_slices(options.as_dict(), results).as_json(),
             "slice": list(first.index) or None, "slices": results_json(results) if array.ndim > 2 else None,
         }))
     elif count == 0:

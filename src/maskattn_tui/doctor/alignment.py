@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maskattn_tui.doctor.rows import RowStats
+from maskattn_tui.doctor.rules import causal_last
 
 #: Above this a hypothesis is taken as the mask's causal order.
 CAUSAL_SCORE = 0.5
@@ -40,7 +41,7 @@ def score(stats: RowStats, offset: int) -> float:
     total = int(seen.sum())
     if total == 0:
         return 0.0
-    own = np.minimum(np.arange(len(stats.hi)) + offset, stats.keys - 1)
+    own = causal_last(np.arange(len(stats.hi)) + offset, stats.keys)
     return float(np.count_nonzero(seen & (stats.hi == own))) / total
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from maskattn_tui.doctor.compare import Comparison, compare
 from maskattn_tui.doctor.representation import Reading, classify, used_as
-from maskattn_tui.doctor.rules import Rule
+from maskattn_tui.doctor.rules import Rule, rule_of
 from maskattn_tui.errors import MaskattnError
 from maskattn_tui.explore.config import checked_simple  # the explorer's check of one simple field
 from maskattn_tui.explore.fields import BY_NAME, MASK_FIELDS
@@ -55,20 +55,7 @@ class ExpectOptions(MaskParams):
         check_pattern(self)
 
     def rule(self) -> Rule:
-        """The doctor's rule: a two-sided window as (left + 1 keys, right),
-        PAD keys and unused slots no causal row reaches as gaps."""
-        filled = self.past + self.new
-        pad, gaps = self.pad, [(a, b + 1) for a, b in self.pad_keys or ()]
-        if self.cache_slots and pad and self.pad_side == "right":  # right PAD ends before the slots
-            pad, gaps = 0, gaps + [(filled - self.pad, filled)]
-        if self.cache_slots and not self.causal:
-            gaps.append((filled, self.keys))
-        two_sided = self.window is not None and not self.causal
-        return Rule(rows=self.new, keys=self.keys, offset=self.past, causal=self.causal,
-                    pad=pad, pad_side=self.pad_side, window=self.window + 1 if two_sided else self.window,
-                    chunk=self.chunk, prefix=self.prefix, documents=self.documents, tree=self.tree,
-                    right=(self.window if self.window_right is None else self.window_right) if two_sided else None,
-                    gaps=_merged(gaps), blocks=tuple((a, b + 1) for a, b in self.bidirectional or ()))
+        return rule_of(self, self.keys)
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -78,19 +65,9 @@ class ExpectOptions(MaskParams):
         return out
 
 
-def _merged(runs: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(runs):
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return tuple(out)
-
-
 def _explorer_can(options: ExpectOptions) -> bool:
     return (options.window is options.chunk is options.prefix is options.documents is options.tree is None
-            and options.bidirectional is options.pad_keys is None and not options.cache_slots
+            and options.bidirectional is options.pad_keys is options.sinks is None and not options.cache_slots
             and options.past <= EXPLORE_MAX["past"] and options.new <= EXPLORE_MAX["new"])
 
 

@@ -66,6 +66,15 @@ def _covered(runs, a: int, b: int) -> bool:
     return a >= b
 
 
+def _sinks_of(rule) -> int | None:
+    """K when the rule's global keys are attention sinks --sinks K states:
+    one causal run from the first real token, beside a window or chunks."""
+    if len(rule.globals) != 1 or not rule.causal or rule.window is rule.chunk is None:
+        return None
+    (a, b), = rule.globals
+    return b - a if a == rule.chunk_origin else None
+
+
 def options_of_reading(rule):
     """The --expect options that state a reading of the doctor (a
     doctor.rules.Rule), or None when explore's fields cannot state it: the
@@ -73,13 +82,14 @@ def options_of_reading(rule):
     round trip on every family)."""
     from maskattn_tui.doctor.expect import ExpectOptions
 
-    if rule.globals or rule.pad_rows:
-        return None  # global or sink keys, blank PAD rows: no explore field states them
+    sinks = _sinks_of(rule)
+    if (rule.globals and sinks is None) or rule.pad_rows:
+        return None  # global keys, blank PAD rows: no explore field states them
     filled = rule.keys if rule.tree is not None else min(rule.keys, rule.offset + rule.rows)
     slots = rule.keys - filled  # keys after the last query's position: unused cache slots
     values: dict[str, object] = dict(past=rule.offset, new=rule.rows, causal=rule.causal, chunk=rule.chunk,
                                      prefix=rule.prefix, documents=rule.documents, tree=rule.tree,
-                                     cache_slots=slots)
+                                     cache_slots=slots, sinks=sinks)
     gaps = list(rule.gaps)
     if rule.pad and rule.pad_side == "left":
         values.update(pad=rule.pad)

@@ -296,7 +296,7 @@ def _sinks(stats: RowStats, counts: np.ndarray, padded: Rule) -> Rule | None:
     """A causal window with sink keys (StreamingLLM; a causal window with a
     global key 0): the leading keys every row at or after them sees, and
     the window the other rows keep beside them."""
-    start = padded.pad if padded.pad_side == "left" else 0
+    start = padded.chunk_origin  # the first real token
     rows, keys, offset = stats.lo.size, stats.keys, padded.offset
     k = np.arange(start, keys)
     later = rows - np.clip(k - offset, 0, rows)  # rows at or after each key

@@ -177,18 +177,16 @@ def _intent_json(intent: LayerIntent) -> dict:
 def _json(info, config_path, model, mask, polarity, geo: Geometry, results, sites, inputs: Inputs, args,
           ok: bool, hints: list[int | None]) -> str:
     from maskattn_tui.doctor import report
+    from maskattn_tui.doctor.expect_result import ExpectResult
 
     out_sites = []
     for r, hint in zip(results, hints):
-        first = next((s for s in r.results if s.comparison.count), r.results[0] if r.results else None)
         out_sites.append({
             "layers": [s.name for s in r.sites], "layer_type": r.sites[0].layer_type,
-            "intent": _intent_json(r.sites[0].intent), "match": r.match, "differs_count": r.count,
+            "intent": _intent_json(r.sites[0].intent),
+            **ExpectResult.of_slices(None, r.results, r.count).as_json(), "match": r.match,
             "unheld_positions": list(r.unheld), "unheld_count": r.unheld_count,
-            "not_square": r.not_square,
-            "differs": [] if first is None else [list(c) for c in first.comparison.cells],
-            "shown_but_hidden": [] if first is None else first.extra,
-            "hidden_but_shown": [] if first is None else first.missing, "matches_with_past": hint,
+            "not_square": r.not_square, "matches_with_past": hint,
             "slices": results_json(r.results) if len(r.results) > 1 or (r.results and r.results[0].index) else None,
         })
     return report.dumps({

@@ -37,6 +37,7 @@ from functools import cached_property
 
 import numpy as np
 
+from maskattn_tui.engine.rules import chunk_origin
 from maskattn_tui.errors import MaskattnError
 
 #: A tree's ancestor table is rows x rows booleans: refuse bigger trees.
@@ -140,7 +141,7 @@ class Rule:
     @property
     def chunk_origin(self) -> int:
         """Where chunks are counted from: the first real token (engine.rules)."""
-        return self.pad if self.pad_side == "left" else 0
+        return chunk_origin(self.pad, self.pad_side)
 
     def _pad_keys(self) -> tuple[int, int]:
         """PAD keys as the range [start, stop)."""
@@ -202,7 +203,7 @@ class Rule:
         p = self.positions(slice(None))
         last_key = self.keys - 1
         lo = np.zeros_like(p)
-        hi = np.minimum(p, last_key) if self.causal else np.full_like(p, last_key)
+        hi = causal_last(p, self.keys) if self.causal else np.full_like(p, last_key)
         if self.prefix:
             hi = np.maximum(hi, self.prefix - 1)
         if self.window is not None:
@@ -242,6 +243,39 @@ class Rule:
                 "right": self.right_width if self.window is not None and not self.causal else None,
                 "gaps": [list(g) for g in self.gaps], "blocks": [list(b) for b in self.blocks],
                 "unused": self.unused, "globals": [list(g) for g in self.globals], "pad_rows": self.pad_rows}
+
+
+def causal_last(positions: np.ndarray, keys: int) -> np.ndarray:
+    """The last key a causal row at each position sees (its own, or the
+    last key when the row is past the keys): the causal rule as runs, the
+    one place the numpy side states it (table_rows is its cell form)."""
+    return np.minimum(positions, keys - 1)
+
+
+def rule_of(params, keys: int) -> Rule:
+    """The doctor's rule of a MaskParams record (explore.mask_params: the
+    conversions are its properties) over `keys` keys: PAD keys, and unused
+    slots no causal row reaches, as gaps."""
+    filled = params.filled
+    pad, gaps = params.pad, list(params.pad_key_runs)
+    if keys > filled and pad and params.pad_side == "right":  # right PAD ends before the slots
+        pad, gaps = 0, gaps + [(filled - params.pad, filled)]
+    if keys > filled and not params.causal:
+        gaps.append((filled, keys))
+    return Rule(rows=params.new, keys=keys, offset=params.past, causal=params.causal,
+                pad=pad, pad_side=params.pad_side, window=params.window_keys,
+                chunk=params.chunk, prefix=params.prefix, documents=params.documents, tree=params.tree,
+                right=params.window_after, gaps=_merged(gaps), blocks=params.block_runs, globals=params.sink_runs)
+
+
+def _merged(runs: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(runs):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return tuple(out)
 
 
 def _join(values) -> str:

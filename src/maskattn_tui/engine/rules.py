@@ -19,6 +19,9 @@ Mistral's reference and attention-gym's generate_sliding_window(w) keep w + 1.
 * chunk    - chunked attention (Llama 4): floor((k - o) / C) != floor((p - o) / C),
              o = the first real token with left padding (HF's chunked_overlay)
 * document - packed sequences: the key lies in another document
+* sinks    - not a blocking rule: the first K real keys (from the chunk
+             origin) are never outside the window nor another chunk
+             (StreamingLLM's attention sinks); causal and PAD still hold
 * tree     - a speculative draft tree: a draft key that is not an ancestor
              of the query (nor the query itself); it replaces `future`
 """
@@ -29,6 +32,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 RULE_ORDER = ("future", "pad", "slot", "window", "chunk", "document", "tree")
+
+
+def chunk_origin(pad: int, pad_side: str) -> int:
+    """Where chunks are counted from: the first real token, past left PAD
+    (HF's chunked_overlay); right PAD does not move it."""
+    return pad if pad_side == "left" else 0
 
 
 def document_starts(lengths: tuple[int, ...]) -> tuple[int, ...]:
@@ -81,6 +90,11 @@ class Pattern:
     islands: tuple[tuple[int, int], ...] = ()
     #: first unused static-cache slot (None: no unused slots)
     slots_from: int | None = None
+    #: attention sinks: keys chunk_origin .. chunk_origin + sinks - 1 escape the window and chunks
+    sinks: int | None = None
+
+    def is_sink(self, k: int) -> bool:
+        return self.sinks is not None and 0 <= k - self.chunk_origin < self.sinks
 
     def same_block(self, p: int, k: int) -> bool:
         return any(a <= p < b and a <= k < b for a, b in self.islands)
@@ -117,11 +131,11 @@ class Pattern:
         if rule == "slot":
             return self.slots_from is not None and k >= self.slots_from
         if rule == "window":
-            if self.window is None or (self.islands and self.same_block(p, k)):
+            if self.window is None or (self.islands and self.same_block(p, k)) or self.is_sink(k):
                 return False
             return k <= p - self.window or (self.window_right is not None and k > p + self.window_right)
         if rule == "chunk":
-            if self.chunk is None:
+            if self.chunk is None or self.is_sink(k):
                 return False
             o = self.chunk_origin
             return (k - o) // self.chunk != (p - o) // self.chunk

@@ -113,7 +113,7 @@ def _pattern(table: VisibilityTable) -> Pattern:
 def _used(table: VisibilityTable) -> tuple[str, ...]:
     """The pattern rules this table uses (config names)."""
     p = _pattern(table)
-    names = ("window", "chunk", "prefix", "documents", "tree")
+    names = ("window", "chunk", "prefix", "documents", "tree", "sinks")
     return tuple(n for n in names if getattr(p, n) is not None)
 
 
@@ -283,6 +283,8 @@ def _hf(table: VisibilityTable, lang: str, meaning: str, rows: int, cols: int,
             cannot.append("documents")
     if p.tree is not None:
         cannot.append("tree")
+    if p.sinks is not None:
+        cannot.append("sinks")  # masking_utils has no sink keys (gpt-oss's sinks are a learned logit, not keys)
     api = hf_finish(table, p, api, arguments, past)
     return _entry(
         table, "hf", lang, api,

@@ -295,7 +295,7 @@ class ExploreConfig(MaskParams):
     @property
     def has_pattern(self) -> bool:
         """Is any rule beyond causal and PAD on? (PAD keys anywhere are PAD.)"""
-        return self.cache_slots > 0 or any(getattr(self, name) is not None for name in PATTERN_FIELDS)
+        return self.cache_slots > 0 or self.sinks is not None or any(getattr(self, name) is not None for name in PATTERN_FIELDS)
 
     def generated_inputs(self) -> tuple[Matrix, Matrix, Matrix]:
         """Q, K, V from the seed (before explicit inputs and overrides)."""

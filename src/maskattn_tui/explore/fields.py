@@ -97,6 +97,7 @@ FIELDS: tuple[Field, ...] = (
     Field("bidirectional", "spans", None, flag="--bidirectional", metavar="A-B,...", control="input", mask=True),
     Field("pad_keys", "spans", None, flag="--pad-keys", metavar="A-B,...", control="input", mask=True),
     Field("cache_slots", "int", 0, 0, 32, flag="--cache-slots", metavar="N", control="input", mask=True, mask_hi=MASK_MAX),
+    Field("sinks", "optional_int", None, 1, LENGTH, flag="--sinks", metavar="K", control="input", mask=True),
     Field("temperature", "number", 1.0, 0.1, 10.0, flag="--temperature", metavar="T", control="input"),
     Field("empty_row_policy", "choice", "error", choices=POLICIES, flag="--empty-row", metavar="POLICY",
           dest="explore_empty_row", control="select", help="explore.help.empty_row"),
@@ -121,7 +122,7 @@ def for_masks(field: Field) -> Field:
 
 #: The mask rules' fields (past, new, pad, pad_side, causal, window,
 #: window_right, chunk, prefix, documents, tree, bidirectional, pad_keys,
-#: cache_slots) with a saved mask's bounds: doctor --expect.
+#: cache_slots, sinks) with a saved mask's bounds: doctor --expect.
 MASK_FIELDS = tuple(for_masks(f) for f in FIELDS if f.mask)
 
 

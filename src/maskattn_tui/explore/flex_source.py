@@ -68,6 +68,10 @@ def mask_mod_source(query_positions: Sequence[int], length: int, key_is_pad, pat
         lines.append(f"CHUNK = {pattern.chunk}")
         lines.append(f"ORIGIN = {pattern.chunk_origin}" + c("origin"))
         body.append("    allowed = allowed & ((kv_idx - ORIGIN) // CHUNK == (q - ORIGIN) // CHUNK)")
+    if pattern.sinks is not None:  # OR-ed over the window and chunks; the causal rule still holds
+        lines.append(f"SINK_FROM = {pattern.chunk_origin}")
+        lines.append(f"SINKS = {pattern.sinks}" + c("sinks"))
+        body.append("    allowed = allowed | ((kv_idx >= SINK_FROM) & (kv_idx < SINK_FROM + SINKS) & (kv_idx <= q))")
     if pattern.documents is not None:
         lines.append(f"DOC = torch.tensor({_ints(document_of(pattern.documents))})" + c("doc"))
         body.append("    allowed = allowed & (DOC[kv_idx] == DOC[q])")

@@ -53,7 +53,7 @@ def flash_spelling(table: VisibilityTable) -> tuple[str, dict, list[str]]:
         # FlashAttention keeps [i - left, i + right]: a distance, not a count
         right = p.window_right if p.window_right is not None else -1
         arguments["window_size"] = [p.window - 1, 0 if causal else right]
-    cannot = [rule for rule in ("chunk", "prefix", "tree") if p is not None and getattr(p, rule) is not None]
+    cannot = [rule for rule in ("chunk", "prefix", "tree", "sinks") if p is not None and getattr(p, rule) is not None]
     if p is not None and p.islands:
         cannot.append("bidirectional")
     if p is not None and p.slots_from is not None:

@@ -25,6 +25,7 @@ from maskattn_tui.engine.attention import AttentionResult
 from maskattn_tui.engine.visibility import VisibilityTable, build_table
 
 from maskattn_tui.explore.config import ExploreConfig
+from maskattn_tui.explore.mask_params import MaskParams
 from maskattn_tui.explore.experiments import output_deltas  # one definition of "changed"
 from maskattn_tui.explore.view import evaluate
 
@@ -83,11 +84,11 @@ class WindowOffByOneResult(TableMistake):
 
 
 def _window_rule(config: ExploreConfig, w: int) -> dict:
-    """The Pattern's window fields for a window of W (explore.patterns.pattern_of):
-    without the causal rule two-sided, |q - k| <= W (W + 1 keys up to the query)."""
-    if config.causal:
-        return dict(window=w)
-    return dict(window=w + 1, window_right=w if config.window_right is None else config.window_right)
+    """The Pattern's window fields for a window of W, spelled by the record
+    (MaskParams.window_keys / window_after): without the causal rule
+    two-sided, |q - k| <= W (W + 1 keys up to the query)."""
+    wide = MaskParams(causal=config.causal, window=w, window_right=config.window_right)  # W may pass the field's range
+    return dict(window=wide.window_keys, window_right=wide.window_after)
 
 
 def window_off_by_one(config: ExploreConfig) -> WindowOffByOneResult:

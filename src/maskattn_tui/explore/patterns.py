@@ -7,7 +7,9 @@ local schemes; a prefix-LM's bidirectional block has no agreed meaning inside
 a window, chunk or packed document) or when a rule needs the causal rule to
 mean anything (a prefix-LM, bidirectional blocks). A window inside packed
 documents, PAD with a window or chunks, and bidirectional blocks inside a
-sliding window (Gemma 3) combine. Without the causal rule a window is
+sliding window (Gemma 3) combine. Attention sinks (the first K real keys
+every query sees, StreamingLLM) go beside a causal window or chunks, and
+with neither they change nothing, so they are refused alone. Without the causal rule a window is
 two-sided, as Hugging Face's create_bidirectional_sliding_window_mask
 (|q - k| <= W), and --window-right R makes it FlashAttention's (W, R).
 Unused static-cache slots do not combine with documents (their lengths
@@ -43,6 +45,10 @@ REFUSED_PAIRS = (
 )
 #: Rules that need the causal rule on.
 NEED_CAUSAL = ("prefix", "tree", "bidirectional")
+#: Attention sinks stand beside a window or chunks (one of them is needed)
+#: and are refused with these (sinks is the field blamed).
+SINKS_BESIDE = ("window", "chunk")
+SINKS_REFUSED = ("prefix", "documents", "tree", "bidirectional")
 #: Rules a static cache's unused slots do not combine with.
 NOT_WITH_SLOTS = ("documents", "tree")
 
@@ -138,6 +144,8 @@ def check_pattern(config: "ExploreConfig") -> None:
         for name in NEED_CAUSAL:
             if name in on:
                 raise MaskattnError("explore_needs_causal", field=name, rule=name)
+    if config.sinks is not None:
+        _check_sinks(config, on)
     if config.window_right is not None:
         if config.window is None:
             raise MaskattnError("explore_window_right_alone", field="window_right")
@@ -149,22 +157,31 @@ def check_pattern(config: "ExploreConfig") -> None:
                 raise MaskattnError("explore_slots_with", field="cache_slots", rule=name)
 
 
+def _check_sinks(config: "ExploreConfig", on: list[str]) -> None:
+    for name in SINKS_REFUSED:
+        if name in on:
+            raise MaskattnError(f"explore_combo_{name}_sinks", field="sinks")
+    if not config.causal:
+        raise MaskattnError("explore_needs_causal", field="sinks", rule="sinks")
+    if not any(name in on for name in SINKS_BESIDE):
+        raise MaskattnError("explore_sinks_alone", field="sinks")  # causal alone already shows every earlier key
+
+
 def pattern_of(config: "ExploreConfig", causal: bool) -> Pattern:
-    two_sided = config.window is not None and not config.causal  # the configured rule, not `causal`
+    """The per-cell rule of the configuration (its spelling: MaskParams)."""
     return Pattern(
         causal=causal,
-        # two-sided: HF's |q - k| <= W is W + 1 keys up to the query's own (the Pattern's convention)
-        window=config.window + 1 if two_sided else config.window,
-        window_right=(config.window if config.window_right is None else config.window_right) if two_sided else None,
-        islands=tuple((a, b + 1) for a, b in config.bidirectional or ()),
-        slots_from=config.past + config.new if config.cache_slots else None,
+        window=config.window_keys,
+        window_right=config.window_after,
+        islands=config.block_runs,
+        slots_from=config.filled if config.cache_slots else None,
         chunk=config.chunk,
-        # Hugging Face counts chunks from the first real token when PAD is on the left.
-        chunk_origin=config.pad if config.pad_side == "left" else 0,
+        chunk_origin=config.origin,
         prefix=config.prefix,
         documents=config.documents,
         tree=config.tree,
         tree_start=config.past,
+        sinks=config.sinks,
     )
 
 
@@ -177,11 +194,12 @@ PRESETS: dict[str, dict[str, object]] = {
     "prefix-lm": dict(past=0, new=5, prefix=2),
     "packed": dict(past=0, new=8, documents=(3, 2, 3)),
     "draft-tree": dict(past=3, new=5, tree=(-1, 0, 0, 1, 2)),
+    "streaming": dict(past=4, new=4, window=3, sinks=2),
 }
 #: What a preset resets before setting its own fields.
 PRESET_RESET: dict[str, object] = dict(
     pad=0, pad_side="left", causal=True, q=None, k=None, v=None, v_override=(), score_override=(),
-    window_right=None, pad_keys=None, cache_slots=0, **{name: None for name in PATTERN_FIELDS},
+    window_right=None, pad_keys=None, cache_slots=0, sinks=None, **{name: None for name in PATTERN_FIELDS},
 )
 
 

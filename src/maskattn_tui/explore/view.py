@@ -101,6 +101,8 @@ def _rule_words(config: ExploreConfig, lang: str) -> str:
             shown = (shown_spans(value) if name == "bidirectional"
                      else ",".join(map(str, value)) if isinstance(value, tuple) else value)
             words.append(t(f"explore.rule.{name}", lang, value=shown))
+    if config.sinks is not None:
+        words.append(t("explore.rule.sinks", lang, value=config.sinks))
     if config.cache_slots:
         words.append(t("explore.rule.cache_slots", lang, value=config.cache_slots))
     return t("explore.rule_sep", lang).join(words)
@@ -115,10 +117,13 @@ def _pattern_sentences(config: ExploreConfig, lang: str) -> list[str]:
     elif config.window is not None:
         out.append(t("explore.caption.window", lang, w=config.window, distance=config.window - 1))
     if config.chunk is not None:
-        origin = config.pad if config.pad_side == "left" else 0
+        origin = config.origin
         out.append(t("explore.caption.chunk", lang, c=config.chunk, origin=origin))
     if config.prefix is not None:
         out.append(t("explore.caption.prefix", lang, p=config.prefix))
+    if config.sinks is not None:
+        (a, b), = config.sink_runs or ((config.origin, config.origin),)
+        out.append(t("explore.caption.sinks", lang, k=config.sinks, first=a, last=b - 1))
     if config.documents is not None:
         out.append(t("explore.caption.documents", lang, lengths=",".join(map(str, config.documents))))
     if config.tree is not None:

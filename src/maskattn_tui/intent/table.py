@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from maskattn_tui.explore.mask_params import MaskParams
+
 # The rules a layer can be meant to follow. "cross" is bidirectional over
 # encoder keys: a separate name because its table is Q x K with Q != K and the
 # doctor must never read its rows as a decoder's (no causal rule there).
@@ -51,6 +53,16 @@ class LayerIntent:
         if self.kind == "chunked" and (self.chunk is None or self.chunk < 1):
             raise ValueError("chunked needs a chunk >= 1")
 
+    @property
+    def params(self) -> MaskParams:
+        """The intent as the one rule record (its rule fields only: the
+        positions come from the call), so a window is spelled as --expect
+        and the explorer spell it (MaskParams.window_keys / window_after)."""
+        sliding = self.kind in ("sliding", "bidirectional_sliding")
+        return MaskParams(causal=self.kind in ("causal", "sliding", "chunked"),
+                          window=self.window if sliding else None,
+                          chunk=self.chunk if self.kind == "chunked" else None)
+
 
 def token_groups(token_type_ids) -> np.ndarray:
     """Image blocks from token types as Gemma 3 finds them
@@ -82,13 +94,13 @@ def _packed(position_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _local(intent: LayerIntent, q: np.ndarray, k: np.ndarray, left_padding: int) -> np.ndarray | None:
     """The window or chunk overlay of the intent, None when it has none."""
-    if intent.kind == "sliding":
-        return k > q - intent.window
-    if intent.kind == "chunked":
+    rule = intent.params
+    if rule.window is not None:  # HF's sliding_window (W keys incl. self), or |q - k| <= W two-sided
+        local = k > q - rule.window_keys
+        return local if rule.window_after is None else local & (k <= q + rule.window_after)
+    if rule.chunk is not None:
         # floor division on both sides, as torch's // on integer tensors
-        return (k - left_padding) // intent.chunk == (q - left_padding) // intent.chunk
-    if intent.kind == "bidirectional_sliding":
-        return np.abs(q - k) <= intent.window
+        return (k - left_padding) // rule.chunk == (q - left_padding) // rule.chunk
     return None
 
 
@@ -123,7 +135,7 @@ def intended_table(
         docs, ids = _packed(position_ids)
         rq, rk = _at(ids, q), _at(ids, k)
         same_doc = _at(docs, q) == _at(docs, k)
-    directed = intent.kind in ("causal", "sliding", "chunked")
+    directed = intent.params.causal
     base = rk <= rq if directed else np.ones((q.shape[0], k.shape[1]), dtype=bool)
     local = _local(intent, rq, rk, left_padding)
     block = None

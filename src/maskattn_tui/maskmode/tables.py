@@ -22,6 +22,7 @@ import numpy as np
 
 from maskattn_tui.doctor.blocks import EMPTY, FULL, PARTIAL, categories, tile_counts, tile_sizes
 from maskattn_tui.doctor.representation import BAND_CELLS, Reading, raw_band
+from maskattn_tui.doctor.rules import causal_last
 from maskattn_tui.maskmode.block_stats import BlockStats
 
 #: Reason codes of a cell (the grid's glyphs: render.palette).
@@ -100,7 +101,8 @@ class Tables(ABC):
         (a window, a document, a chunk... or the user's choice)."""
         allowed = self.table(which, r0, r1, c0, c1)
         k = np.arange(c0, c1)[None, :]
-        future = (k > (np.arange(r0, r1) + self.offset)[:, None]) if self.causal else np.zeros_like(allowed)
+        last = causal_last(np.arange(r0, r1) + self.offset, self.keys)  # the causal rule, stated once (doctor.rules)
+        future = (k > last[:, None]) if self.causal else np.zeros_like(allowed)
         pad = np.broadcast_to(self.pad[c0:c1][None, :], allowed.shape)
         why = np.where(future & pad, FUTURE_PAD, np.where(future, FUTURE, np.where(pad, PAD, HIDDEN)))
         return np.where(allowed, ALLOWED, why).astype(np.uint8)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from maskattn_tui.engine.rules import Pattern
 from maskattn_tui.engine.visibility import VisibilityTable
 from maskattn_tui.lesson.stepview import StepView
 
@@ -149,6 +150,10 @@ def with_labels(source, labels: tuple[str, ...] | None):
     return source if not labels else LabelledSource(source, labels)
 
 
+#: The engine's causal rule (with PAD), the one per-cell statement of it.
+_CAUSAL = Pattern(causal=True)
+
+
 class SyntheticSource:
     """A causal + right-PAD table of any size computed per cell (no storage):
     for the 4,096 x 4,096 benchmark and tests of the grid's cost."""
@@ -158,9 +163,7 @@ class SyntheticSource:
         self.past = cols - rows
 
     def cell(self, row: int, col: int) -> str:
-        future = col > self.past + row
-        is_pad = col >= self.cols - self.pad
-        return "future+pad" if future and is_pad else "future" if future else "pad" if is_pad else "allowed"
+        return "+".join(_CAUSAL.reasons(self.past + row, col, col >= self.cols - self.pad)) or "allowed"
 
     def differs(self, row: int, col: int) -> bool:
         return False

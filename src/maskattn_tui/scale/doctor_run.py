@@ -144,6 +144,7 @@ def _report(args, lang: str, spec: str, q_len: int, kv_len: int, b: int, h: int,
             expect, reused, seconds: float) -> int:
     cells = q_len * kv_len
     if args.json:
+        from maskattn_tui.doctor.expect_result import ExpectResult
         from maskattn_tui.doctor.report import dumps
 
         document = {"schema": report.SCHEMA, "mask_mod": spec, "q_len": q_len, "kv_len": kv_len,
@@ -157,8 +158,8 @@ def _report(args, lang: str, spec: str, q_len: int, kv_len: int, b: int, h: int,
         if expect is not None:
             options, comp, extra, missing, rule_blocks = expect
             document["expect"] = {
-                "expected": options.as_dict(), "match": comp.count == 0, "differs_count": comp.count,
-                "differs": [list(c) for c in comp.cells], "shown_but_hidden": extra, "hidden_but_shown": missing,
+                **ExpectResult(options.as_dict(), comp.count, comp.cells, tuple(map(tuple, extra)),
+                               tuple(map(tuple, missing))).as_json(),
                 "blocks_differ": int(np.count_nonzero(rule_blocks.kind != result.blocks.kind))}
         _write(dumps(document))
     else:
@@ -172,8 +173,10 @@ def _report(args, lang: str, spec: str, q_len: int, kv_len: int, b: int, h: int,
         if reused is not None:
             lines += ["", *report.reuse_lines(reused, lang)]
         if expect is not None:
+            from maskattn_tui.doctor.expect_args import described
+
             options, comp, extra, missing, rule_blocks = expect
-            lines += ["", *report.expect_lines(spec, comp, extra, missing, _described(options), cells,
+            lines += ["", *report.expect_lines(spec, comp, extra, missing, described(options), cells,
                                                 rule_blocks, result.blocks, lang)]
         _write("\n".join(lines))
     return 1 if expect is not None and expect[1].count else 0

@@ -28,7 +28,7 @@ from maskattn_tui.scale.blocks import BlockMap, from_runs
 from maskattn_tui.scale.intervals import Runs, rule_runs
 
 #: The rule's fields (doctor --expect's, with its wider bounds) and the others a big configuration keeps.
-RULE_FIELDS = ("past", "new", "pad", "pad_side", "causal", "window", "chunk", "prefix", "documents", "tree")
+RULE_FIELDS = ("past", "new", "pad", "pad_side", "causal", "window", "chunk", "prefix", "documents", "tree", "sinks")
 OTHER_FIELDS = ("temperature", "empty_row_policy", "seed")
 #: Block size of the overview (FlexAttention's default).
 BLOCK = 128

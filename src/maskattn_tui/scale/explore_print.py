@@ -29,6 +29,8 @@ def rules_text(config: BigConfig, lang: str) -> str:
     for name, value in (("window", o.window if o.causal else None), ("chunk", o.chunk), ("prefix", o.prefix)):
         if value is not None:
             parts.append(t(f"doctor.rule.{name}", lang, w=value, c=value, p=value))
+    for a, b in o.sink_runs:
+        parts.append(t("sinks.rule", lang, first=a, last=b - 1))
     if o.documents is not None:
         parts.append(t("doctor.rule.documents", lang, lengths=",".join(map(str, o.documents))))
     if o.tree is not None:

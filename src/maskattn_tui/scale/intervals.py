@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maskattn_tui.doctor.representation import band_rows
-from maskattn_tui.doctor.rules import Rule
+from maskattn_tui.doctor.rules import Rule, causal_last
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,40 @@ def runs_of_table(allowed: np.ndarray, first_row: int = 0) -> tuple[np.ndarray, 
     return r_start.astype(np.int64) + first_row, starts.astype(np.int64), stops.astype(np.int64) - 1
 
 
+def _sink_spans(rule: Rule) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Causal sinks (one leading global run) beside a window or chunks: per
+    row the sink run and the rule's own run, so 131,072 rows stay O(rows)."""
+    if not rule.causal or len(rule.globals) != 1 or rule.pad_rows:
+        return None
+    spans = rule.replace(globals=()).intervals()
+    if spans is None:
+        return None
+    lo, hi = spans
+    (a, b), = rule.globals
+    p = rule.positions(slice(None))
+    s_lo = np.full_like(p, max(a, rule.pad) if rule.pad_side == "left" else a)
+    s_hi = np.minimum(causal_last(p, rule.keys), b - 1)
+    if rule.pad and rule.pad_side == "right":
+        s_hi = np.minimum(s_hi, rule.keys - rule.pad - 1)
+    return s_lo, s_hi, lo, hi
+
+
 def rule_runs(rule: Rule) -> Runs:
     """The runs of `rule`'s table (see the module's note on trees)."""
+    sinks = _sink_spans(rule)
+    if sinks is not None:
+        s_lo, s_hi, lo, hi = sinks
+        apart = (s_lo <= s_hi) & (lo <= hi) & (s_hi + 1 < lo)  # two runs in the row
+        one_lo = np.where(s_lo <= s_hi, np.where(lo <= hi, np.minimum(s_lo, lo), s_lo), lo)
+        one_hi = np.where(lo <= hi, np.where(s_lo <= s_hi, np.maximum(s_hi, hi), hi), s_hi)
+        rows = np.arange(rule.rows, dtype=np.int64)
+        first_lo = np.where(apart, s_lo, one_lo)
+        first_hi = np.where(apart, s_hi, one_hi)
+        keep = first_lo <= first_hi
+        row = np.concatenate((rows[keep], rows[apart]))
+        order = np.argsort(row, kind="stable")  # a row's sink run, then its window run
+        return Runs(rule.rows, rule.keys, row[order], np.concatenate((first_lo[keep], lo[apart]))[order].astype(np.int64),
+                    np.concatenate((first_hi[keep], hi[apart]))[order].astype(np.int64))
     spans = rule.intervals()
     if spans is not None:
         lo, hi = spans
