@@ -50,6 +50,60 @@ def _span(values: list[int]) -> slice | None:
     return None
 
 
+@contextmanager
+def one_row(io: ModelIO, row: int, batch: int):
+    """The model's output head given batch row `row` alone for the block:
+    the other rows' logits (the padded batch's second sequence, never
+    compared) are not made, which halves the largest forward's output. The
+    head maps each position on its own, and the row keeps all its
+    positions, so the kept rows' values are the same (the same matrix
+    product per row). Yields a list that holds True once the head took the
+    one row; a model without a head (or one that calls no module for it)
+    runs whole."""
+    head = io.head()
+    fired: list[bool] = []
+    if head is None:
+        yield fired
+        return
+
+    def only_row(module, args):
+        x = args[0] if args else None
+        if isinstance(x, torch.Tensor) and x.dim() >= 2 and x.shape[0] == batch:
+            fired.append(True)
+            return (x[row:row + 1], *args[1:])
+        return None
+
+    handle = head.register_forward_pre_hook(only_row)
+    try:
+        yield fired
+    finally:
+        handle.remove()
+
+
+def _forward(io: ModelIO, step, cache, mine: list, slim: bool) -> tuple[torch.Tensor, list]:
+    """One step's per-position output [batch, queries, features] and the
+    (slot, batch row, query) of its protected positions in it. `slim`: they
+    are all in one row of a batch of several and no cache is kept, so the
+    head is given that row alone (one_row); when the model then fails or
+    gives back another shape, the step is made again whole (no cache: no
+    state carried)."""
+    args = (step.input_ids, step.attention_mask, step.position_ids, cache,
+            True if cache is not None else step.use_cache)
+    if slim:
+        row = mine[0][1]
+        try:
+            with one_row(io, row, step.input_ids.shape[0]) as fired:
+                out = io.forward(*args)
+            if not fired:
+                return out, mine  # no head took it: the whole batch's output
+            if out.shape[0] == 1:
+                return out, [(n, 0, q) for n, _, q in mine]
+            del out  # another shape: let go before the step is made whole
+        except Exception:  # noqa: BLE001 - its head wants the whole batch: made whole below
+            pass
+    return io.forward(*args), mine
+
+
 def execute(io: ModelIO, run, hooks: "LayerHooks | None" = None, against: torch.Tensor | None = None) -> torch.Tensor:
     """The protected positions' outputs [positions, features] in the run's
     slot order; with `against` (another run's, in the same order) the
@@ -67,10 +121,11 @@ def execute(io: ModelIO, run, hooks: "LayerHooks | None" = None, against: torch.
         for i, step in enumerate(run.steps):
             if hooks is not None:
                 hooks.step()
-            out = io.forward(step.input_ids, step.attention_mask, step.position_ids, cache,
-                             True if cache is not None else step.use_cache)
-            out = out.reshape(*out.shape[:2], -1)
             mine = [(n, b, q) for n, (s, b, q) in enumerate(run.slots) if s == i]
+            batch = {b for _, b, _ in mine}
+            slim = hooks is None and cache is None and len(batch) == 1 and step.input_ids.shape[0] > 1
+            out, mine = _forward(io, step, cache, mine, slim)
+            out = out.reshape(*out.shape[:2], -1)
             if not mine:
                 continue
             where, rows = _span([n for n, _, _ in mine]), _span([q for _, _, q in mine])
@@ -97,16 +152,22 @@ def pick(outs: list[torch.Tensor], slots) -> torch.Tensor:
     return torch.stack([outs[s][b, q].reshape(-1) for s, b, q in slots])
 
 
-#: positions compared at a time (the difference of two rows is made in their
-#: dtype, float32 at least, a block of rows at once, not as a whole copy)
-CHUNK = 64
+#: values compared at a time (1 MiB of float32): the difference of two runs'
+#: rows and the magnitudes are made a block of positions at once, so their
+#: temporaries stay small beside the logits (8 positions of a 32000 vocabulary)
+CHUNK_VALUES = 1 << 18
+
+
+def _blocks(a: torch.Tensor) -> range:
+    return range(0, a.shape[0], max(1, CHUNK_VALUES // max(1, a[0].numel() if a.shape[0] else 1)))
 
 
 def differences(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """max |a - b| per position; NaN on one side only counts as infinite."""
     parts = []
-    for start in range(0, a.shape[0], CHUNK):
-        x, y = a[start:start + CHUNK], b[start:start + CHUNK]
+    blocks = _blocks(a)
+    for start in blocks:
+        x, y = a[start:start + blocks.step], b[start:start + blocks.step]
         if x.dtype in (torch.float16, torch.bfloat16):
             x, y = x.float(), y.float()
         d = (x - y).abs_().amax(-1)  # amax passes a NaN on: checked on the maxima only
@@ -123,8 +184,9 @@ def differences(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 def magnitudes(a: torch.Tensor) -> torch.Tensor:
     """The largest finite |value| of each position (a run's scale is their
     maximum over the protected positions; the base run's are made once)."""
+    blocks = _blocks(a)
     parts = [torch.where(torch.isfinite(x), x.abs(), 0).amax(-1).double()
-             for x in (a[start:start + CHUNK] for start in range(0, a.shape[0], CHUNK)) if x.numel()]
+             for x in (a[start:start + blocks.step] for start in blocks) if x.numel()]
     return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.float64)
 
 

@@ -89,6 +89,16 @@ class ModelIO:
             kwargs[self.cache_name] = cache
         return per_position(self.model(**kwargs))
 
+    def head(self):
+        """The output head (a transformers model's get_output_embeddings():
+        its lm_head), or None."""
+        get = getattr(self.model, "get_output_embeddings", None)
+        try:
+            head = get() if callable(get) else None
+        except Exception:  # noqa: BLE001 - a user's model may not implement it
+            return None
+        return head if isinstance(head, torch.nn.Module) else None
+
     def new_cache(self, kind: str, length: int):
         """A fresh cache of this kind for this model (transformers' classes)."""
         from transformers import DynamicCache, StaticCache

@@ -17,8 +17,10 @@ from maskattn_tui.probe.execute import Compared, execute, magnitudes, rtol_of
 from maskattn_tui.probe.model_io import LIBRARY_BACKENDS, ModelIO
 from maskattn_tui.probe.report import INVARIANCES, CaseResult, InvarianceResult, ProbeReport, only_names
 
-#: the order they run in (reported in INVARIANCES' order): padding last, see _outputs
-ORDER = ("future", "cache", "chunked", "packing", "backends", "padding")
+#: the order they run in (reported in INVARIANCES' order): the ones compared against the
+#: base forward first, then it is let go (chunked and packing keep a run of their own);
+#: padding last, see _outputs
+ORDER = ("future", "cache", "backends", "chunked", "packing", "padding")
 REFERENCES = ("base", "base-positions")
 #: the shortest probed sequence: several split points, a prefill and decode steps, three documents
 MIN_TOKENS = 4
@@ -109,9 +111,11 @@ def _cases(name: str, io: ModelIO, ids, generator):
 def _outputs(io: ModelIO, run, memo: dict) -> torch.Tensor:
     """A run's protected outputs. A reference run (the sequence alone: the
     base forward, or padding's with explicit position ids) is made once and
-    kept until another reference replaces it; any other run is made when
-    compared. One reference is kept at a time: padding, whose batch of two
-    is the largest forward, runs last, after the base forward is let go."""
+    kept until another reference replaces it or an invariance needs none
+    (_invariance); any other run is made when compared. One reference is
+    kept at a time: padding, whose batch of two is the largest forward,
+    runs last, after the base forward is let go, and its batch's head is
+    given the compared row alone (execute.one_row)."""
     if run.key not in REFERENCES:
         return execute(io, run)
     if memo.get("key") != run.key:
@@ -126,6 +130,8 @@ def _invariance(name: str, io: ModelIO, ids, generator, memo: dict, keep, report
     cases, reason = _cases(name, io, ids, generator)
     if cases is None:
         return InvarianceResult(name, "skipped", reason=reason)
+    if all(case.a.key != memo.get("key") for case in cases):
+        memo.clear()  # no case here needs the kept reference: not kept beside this one's runs
     rtol = rtol_of(io.dtype)
     result = InvarianceResult(name, "held")
     if name == "backends":
