@@ -382,3 +382,50 @@ def test_the_report_in_a_notebook_is_its_printed_lines_coloured_by_status(tmp_pa
     styles = dict((name, style) for style, name in
                   re.findall(r'<span style="([^"]*)">\s*(future|backends)\b', report.to_html("en")))
     assert styles.keys() == {"future", "backends"} and styles["future"] != styles["backends"]
+
+
+def test_the_padded_batchs_head_makes_the_compared_row_alone_with_the_same_values():
+    from maskattn_tui.probe import runs as R
+    from maskattn_tui.probe.execute import execute
+    from maskattn_tui.probe.model_io import ModelIO
+
+    model = build("llama")
+    io = ModelIO(model)
+    run = R.padding(IDS, io.pad_id, 64, torch.Generator().manual_seed(0), True)[0].b  # left-padded, batch of 2
+    rows = []
+    model.lm_head.register_forward_hook(lambda module, args, out: rows.append(out.shape[0]))
+    got = execute(io, run)
+    step = run.steps[0]
+    with torch.no_grad():
+        whole = model(input_ids=step.input_ids, attention_mask=step.attention_mask,
+                      position_ids=step.position_ids).logits
+    assert rows == [1, 2]  # the probe's head made one row; transformers' own call both
+    assert torch.equal(got, whole[0, [q for _, _, q in run.slots]])
+
+
+class ReshapedByBatch(torch.nn.Module):
+    """A model that reshapes its logits by the batch size it was given: its
+    head cannot be given one row (the output comes back [2, T, V/2])."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = build("llama")
+        self.config = self.inner.config
+
+    def get_output_embeddings(self):
+        return self.inner.lm_head
+
+    def forward(self, input_ids, attention_mask=None, position_ids=None, use_cache=None):
+        logits = self.inner(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                            use_cache=use_cache).logits
+        return logits.reshape(input_ids.shape[0], input_ids.shape[1], -1)
+
+
+def test_a_head_that_needs_the_whole_batch_is_run_whole_with_the_same_numbers():
+    def padding(model):
+        return [(c.status, c.max_diff, c.first_position) for c in probe(model, IDS, only="padding")["padding"].cases]
+
+    model = ReshapedByBatch()
+    slim = padding(model)
+    model.get_output_embeddings = lambda: None  # no head to give one row: every forward whole
+    assert slim == padding(model) and [s for s, _, _ in slim] == ["held", "held"]
