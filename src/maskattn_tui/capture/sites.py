@@ -67,6 +67,17 @@ def _walk(frame, stop=None, above=None) -> tuple[str | None, str | None]:
     return near, user
 
 
+def _above(stack: list, level: int) -> tuple[str | None, str | None]:
+    """(near, user) of the frames above the hook frame of stack[level]'s
+    module call, walked once per module call (they do not change while it
+    runs)."""
+    entry = stack[level]
+    if entry[3] is None:
+        entry[3] = _walk(entry[2]) if level == 0 else \
+            _walk(entry[2], stack[level - 1][2], lambda: _above(stack, level - 1))
+    return entry[3]
+
+
 def _inside(model, module) -> bool:
     return any(sub is module for sub in model.modules())
 
@@ -121,9 +132,10 @@ class Sites:
             stack = self._stack()
         if not stack:
             self._root(module)
-            # the frame that called the outermost module: every call inside sees the same frames above it
-            self.local.stop, self.local.above = sys._getframe(1), None
-        stack.append((id(module), module))  # named only when a call is recorded (most modules never are)
+        # the frame calling this hook (torch's, which then calls forward) stays below every frame of the
+        # module's call: a record inside walks up to it, and what lies above it is walked once per module
+        # call ([2], filled by frames()); the module is named only when a call is recorded (most never are)
+        stack.append([id(module), module, sys._getframe(1), None])
         self.modules.enter(module)
 
     def _leave(self, module, args, kwargs, output) -> None:
@@ -139,8 +151,6 @@ class Sites:
         while stack:
             if stack.pop()[0] == key:
                 break
-        if not stack:
-            self.local.stop = self.local.above = None
 
     def _root(self, module) -> None:
         """A forward with no module around it: a new forward (and, inside
@@ -176,14 +186,14 @@ class Sites:
             self._model_ran = True
 
     def frames(self, depth: int) -> tuple[str | None, str | None]:
-        """_walk from the caller's `depth`-th frame, the frames above the
-        outermost module's call walked once per forward."""
-        return _walk(sys._getframe(depth + 1), getattr(self.local, "stop", None), self._above)
-
-    def _above(self) -> tuple[str | None, str | None]:
-        if self.local.above is None:
-            self.local.above = _walk(self.local.stop)
-        return self.local.above
+        """_walk from the caller's `depth`-th frame up to the innermost
+        module's hook frame; the frames above each module's call are walked
+        once per module call (up to the next module out, and so on), so the
+        calls of one layer, or of one forward, share their walks."""
+        stack = getattr(self.local, "stack", None)
+        if not stack:
+            return _walk(sys._getframe(depth + 1))
+        return _walk(sys._getframe(depth + 1), stack[-1][2], lambda: _above(stack, len(stack) - 1))
 
     def where(self) -> dict:
         """The innermost module of this thread, its layer index, the
