@@ -71,11 +71,16 @@ def _above(stack: list, level: int) -> tuple[str | None, str | None]:
     """(near, user) of the frames above the hook frame of stack[level]'s
     module call, walked once per module call (they do not change while it
     runs)."""
-    entry = stack[level]
-    if entry[3] is None:
-        entry[3] = _walk(entry[2]) if level == 0 else \
-            _walk(entry[2], stack[level - 1][2], lambda: _above(stack, level - 1))
-    return entry[3]
+    if stack[level][3] is None:
+        # from the nearest level out whose walk is known, each level in (a loop: no recursion per level)
+        known = level
+        while known > 0 and stack[known - 1][3] is None:
+            known -= 1
+        for inner in range(known, level + 1):
+            outer = stack[inner - 1] if inner else None
+            stack[inner][3] = _walk(stack[inner][2]) if outer is None else \
+                _walk(stack[inner][2], outer[2], lambda known=outer[3]: known)
+    return stack[level][3]
 
 
 def _inside(model, module) -> bool:
