@@ -1,7 +1,9 @@
 """Naming a call: the module it ran in (global forward hooks), the nearest
 frames of library and user code, and which forward and generation step it
 belongs to. The hooks do nothing while torch.compile traces (dynamo cannot
-trace them) and hold no module: ids and weak references only."""
+trace them); what they keep of a module call (the module, the frame
+below its forward) is dropped when it returns, and the module paths are
+kept by id, the roots by weak reference."""
 
 from __future__ import annotations
 
