@@ -305,3 +305,66 @@ def test_a_packed_batch_leaks_with_the_default_cache(tmp_path, capsys, use_cache
         assert documents == [None] and [f["calls"] for f in leak] == [[c["call"] for c in primary(cap.calls)]]
     else:
         assert documents == [[3, 4]] and leak == []
+
+
+def _line_of(path: str, text: str) -> int:
+    """The number of the one line of `path` holding `text` (read here, not from capture)."""
+    with open(path, encoding="utf-8") as file:
+        found = [n for n, line in enumerate(file, start=1) if text in line]
+    assert len(found) == 1, (path, text, found)
+    return found[0]
+
+
+def test_frames_of_every_call_of_a_generate(tmp_path):
+    """Each call's frame (the nearest outside torch and capture) and user
+    frame (the nearest outside any library), at every step of generate():
+    the walks above each module call are shared between calls, and must
+    give the same lines as reading the sources."""
+    import inspect
+    import os
+
+    import transformers.integrations.sdpa_attention as sdpa_file
+    import transformers.models.llama.modeling_llama as llama_file
+
+    from maskattn_tui import capture
+
+    model = llama("sdpa")
+    with torch.no_grad(), capture(tmp_path) as cap:
+        generate(model)
+    here = os.path.relpath(os.path.realpath(inspect.getsourcefile(generate)), os.getcwd())
+    lines, first = inspect.getsourcelines(generate)
+    user = f"{here}:{first + next(n for n, line in enumerate(lines) if 'model.generate(' in line)}"
+    layer = f"transformers/models/llama/modeling_llama.py:{_line_of(llama_file.__file__, 'attention_interface(')}"
+    inner = "transformers/integrations/sdpa_attention.py:" + \
+        str(_line_of(sdpa_file.__file__, "torch.nn.functional.scaled_dot_product_attention("))
+    calls = cap.calls
+    assert {c["kind"] for c in calls} == {"hf-mask", "hf", "sdpa", "forward"}
+    assert {c["user_frame"] for c in calls} == {user}
+    assert {c["frame"] for c in calls if c["kind"] == "hf"} == {layer}
+    assert {c["frame"] for c in calls if c["kind"] == "sdpa"} == {inner}
+    assert len([c for c in calls if c["kind"] == "hf"]) == 2 * 3  # 2 layers, prefill + 2 decode steps
+
+
+def test_padding_runs_of_any_row():
+    """A padding mask's runs of real tokens (an hf-mask record's padding_mask),
+    against a walk over every key; rows past the 64 kept are counted."""
+    from maskattn_tui.capture.tables import padding_runs
+
+    def walked(row):
+        runs = []
+        for k, real in enumerate(row):
+            if real and (k == 0 or not row[k - 1]):
+                runs.append([k, k + 1])
+            elif real:
+                runs[-1][1] = k + 1
+        return runs
+
+    generator = torch.Generator().manual_seed(3)
+    for rows, keys, dtype in [(2, 18, torch.long), (70, 9, torch.bool), (3, 1, torch.float), (5, 40, torch.int8)]:
+        padding = (torch.rand(rows, keys, generator=generator) < 0.6).to(dtype)
+        padding[0] = 1  # a full row, and one with nothing real
+        if rows > 1:
+            padding[1] = 0
+        out = padding_runs(padding)
+        assert out["runs"] == [walked([bool(v) for v in row]) for row in padding.tolist()[:64]]
+        assert out["rows_left_out"] == max(0, rows - 64)

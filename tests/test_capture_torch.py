@@ -453,3 +453,40 @@ def test_a_manifest_edited_by_hand_is_one_line(tmp_path, capsys):
         assert main(["doctor", str(tmp_path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and reason in err, err
+
+
+class _Inner(torch.nn.Module):
+    def forward(self, q):
+        return F.scaled_dot_product_attention(q, q, q)  # the inner call
+
+
+class _Outer(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = _Inner(), _Inner()
+
+    def forward(self, q):
+        x = self.a(q)
+        y = F.scaled_dot_product_attention(q, q, q, is_causal=True)  # the outer call
+        return self.b(x + y)
+
+
+def test_frames_inside_modules_of_the_users_own(tmp_path):
+    """User code inside the module stack: each call's frame and user frame
+    is its own line (the lines read from this file), whichever module
+    call's walk was made before."""
+    import inspect
+
+    source = inspect.getsourcefile(_Inner)
+    with open(source, encoding="utf-8") as file:
+        lines = file.read().splitlines()
+    here = os.path.relpath(os.path.realpath(source), os.getcwd())
+    inner, outer = (f"{here}:{lines.index(next(x for x in lines if x.endswith(mark))) + 1}"
+                    for mark in ("# the inner call", "# the outer call"))
+    q = torch.randn(1, 1, 3, 4)
+    with capture(tmp_path) as cap:
+        model = _Outer()
+        model(q)
+        model(q)
+    got = [(c["site"], c["frame"], c["user_frame"]) for c in cap.calls]
+    assert got == 2 * [("a", inner, inner), ("_Outer", outer, outer), ("b", inner, inner)]

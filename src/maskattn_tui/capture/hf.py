@@ -99,9 +99,10 @@ class HfHooks:
                 module, mask = named.get("module"), named.get("attention_mask")
                 try:
                     intent = (hooks.caches.take(getattr(module, "layer_idx", None), named["key"]),
-                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward, module))
+                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward, module),
+                              recorder.sites.forward)
                 except Exception:  # noqa: BLE001 - capture must not break the run
-                    intent = (None, (None, None))
+                    intent = (None, (None, None), None)
                 entry = (module, query, named["key"], mask, implementation, kwargs, recorder.qk, intent)
                 index = recorder.record("hf", _hf_call, entry)
                 with recorder.within(index, query.shape[-2]):

@@ -174,11 +174,24 @@ def _plain(value):
     return value if isinstance(value, (bool, int, float, str)) or value is None else None
 
 
-def call_intent(module, query, key, kwargs: dict, positions: dict | None, builder: tuple) -> dict:
-    """The `intent` record of one HF attention call (docs/capture.md)."""
+#: (config, forward, its CONFIG_FIELDS): every layer of a forward reads the same config, and a
+#: transformers config's attribute lookup costs microseconds each (the last one only: no growth)
+_FIELDS: list = [None, None, None]
+
+
+def _config_fields(config, forward: int | None) -> dict:
+    if forward is None or _FIELDS[0] is not config or _FIELDS[1] != forward:
+        _FIELDS[:] = config, forward, {name: _plain(getattr(config, name, None)) for name in CONFIG_FIELDS}
+    return _FIELDS[2]
+
+
+def call_intent(module, query, key, kwargs: dict, positions: dict | None, builder: tuple,
+                forward: int | None = None) -> dict:
+    """The `intent` record of one HF attention call (docs/capture.md);
+    `forward`: the call's forward number (its config is read once a forward)."""
     config = getattr(module, "config", None)
     index = getattr(module, "layer_idx", None)
-    fields = {name: _plain(getattr(config, name, None)) for name in CONFIG_FIELDS}
+    fields = _config_fields(config, forward)
     types = getattr(config, "layer_types", None)
     layer_type = str(types[index]) if types and isinstance(index, int) and index < len(types) else None
     own = {"is_causal": _plain(getattr(module, "is_causal", None)),

@@ -48,16 +48,10 @@ class Recorder:
             self._file.close()
             self._file = None
 
-    @contextlib.contextmanager
-    def within(self, index: int | None, q_len: int | None = None):
+    def within(self, index: int | None, q_len: int | None = None) -> "_Within":
         """Calls recorded inside this one (the SDPA inside an HF layer's
         attention function) name it as `within`."""
-        previous = getattr(self._local, "within", None), getattr(self._local, "q_len", None)
-        self._local.within, self._local.q_len = index, q_len
-        try:
-            yield
-        finally:
-            self._local.within, self._local.q_len = previous
+        return _Within(self._local, index, q_len)
 
     def _thread_name(self) -> str:
         name = getattr(self._local, "name", None)
@@ -122,6 +116,24 @@ class Recorder:
                 self._file.write(line + "\n")
                 self._file.flush()
         return index
+
+
+class _Within:
+    """Recorder.within's context (a class: a generator's context costs
+    several times more, and every HF layer call enters one)."""
+
+    __slots__ = ("local", "now", "previous")
+
+    def __init__(self, local, index, q_len) -> None:
+        self.local, self.now = local, (index, q_len)
+
+    def __enter__(self) -> None:
+        local = self.local
+        self.previous = getattr(local, "within", None), getattr(local, "q_len", None)
+        local.within, local.q_len = self.now
+
+    def __exit__(self, *exc) -> None:
+        self.local.within, self.local.q_len = self.previous
 
 
 def _plain(value):

@@ -1,7 +1,9 @@
 """Naming a call: the module it ran in (global forward hooks), the nearest
 frames of library and user code, and which forward and generation step it
 belongs to. The hooks do nothing while torch.compile traces (dynamo cannot
-trace them) and hold no module: ids and weak references only."""
+trace them); what they keep of a module call (the module, the frame
+below its forward) is dropped when it returns, and the module paths are
+kept by id, the roots by weak reference."""
 
 from __future__ import annotations
 
@@ -67,6 +69,22 @@ def _walk(frame, stop=None, above=None) -> tuple[str | None, str | None]:
     return near, user
 
 
+def _above(stack: list, level: int) -> tuple[str | None, str | None]:
+    """(near, user) of the frames above the hook frame of stack[level]'s
+    module call, walked once per module call (they do not change while it
+    runs)."""
+    if stack[level][3] is None:
+        # from the nearest level out whose walk is known, each level in (a loop: no recursion per level)
+        known = level
+        while known > 0 and stack[known - 1][3] is None:
+            known -= 1
+        for inner in range(known, level + 1):
+            outer = stack[inner - 1] if inner else None
+            stack[inner][3] = _walk(stack[inner][2]) if outer is None else \
+                _walk(stack[inner][2], outer[2], lambda known=outer[3]: known)
+    return stack[level][3]
+
+
 def _inside(model, module) -> bool:
     return any(sub is module for sub in model.modules())
 
@@ -121,9 +139,10 @@ class Sites:
             stack = self._stack()
         if not stack:
             self._root(module)
-            # the frame that called the outermost module: every call inside sees the same frames above it
-            self.local.stop, self.local.above = sys._getframe(1), None
-        stack.append((id(module), module))  # named only when a call is recorded (most modules never are)
+        # the frame calling this hook (torch's, which then calls forward) stays below every frame of the
+        # module's call: a record inside walks up to it, and what lies above it is walked once per module
+        # call ([2], filled by frames()); the module is named only when a call is recorded (most never are)
+        stack.append([id(module), module, sys._getframe(1), None])
         self.modules.enter(module)
 
     def _leave(self, module, args, kwargs, output) -> None:
@@ -139,8 +158,6 @@ class Sites:
         while stack:
             if stack.pop()[0] == key:
                 break
-        if not stack:
-            self.local.stop = self.local.above = None
 
     def _root(self, module) -> None:
         """A forward with no module around it: a new forward (and, inside
@@ -176,14 +193,14 @@ class Sites:
             self._model_ran = True
 
     def frames(self, depth: int) -> tuple[str | None, str | None]:
-        """_walk from the caller's `depth`-th frame, the frames above the
-        outermost module's call walked once per forward."""
-        return _walk(sys._getframe(depth + 1), getattr(self.local, "stop", None), self._above)
-
-    def _above(self) -> tuple[str | None, str | None]:
-        if self.local.above is None:
-            self.local.above = _walk(self.local.stop)
-        return self.local.above
+        """_walk from the caller's `depth`-th frame up to the innermost
+        module's hook frame; the frames above each module's call are walked
+        once per module call (up to the next module out, and so on), so the
+        calls of one layer, or of one forward, share their walks."""
+        stack = getattr(self.local, "stack", None)
+        if not stack:
+            return _walk(sys._getframe(depth + 1))
+        return _walk(sys._getframe(depth + 1), stack[-1][2], lambda: _above(stack, len(stack) - 1))
 
     def where(self) -> dict:
         """The innermost module of this thread, its layer index, the

@@ -106,8 +106,11 @@ class MaskStore:
         if view is not None:  # sliced in numpy: a torch op costs microseconds, and a decode step makes many
             import numpy as np
 
-            hashes = [[self.put(np.broadcast_to(view[b, h], (rows, keys))) for h in range(heads)]
-                      for b in range(batch)]
+            def table(b: int, h: int):
+                one = view[b, h]  # (a decode step's [1, K] slice already has the call's shape: no broadcast)
+                return one if one.shape == (rows, keys) else np.broadcast_to(one, (rows, keys))
+
+            hashes = [[self.put(table(b, h)) for h in range(heads)] for b in range(batch)]
         else:
             hashes = [[self.put(t[b, h].expand(rows, keys)) for h in range(heads)] for b in range(batch)]
         return {"batch": batch, "heads": heads, "hashes": hashes}

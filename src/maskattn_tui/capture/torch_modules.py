@@ -41,14 +41,16 @@ class ModuleCalls:
             self.local.bypass = []
         return stack
 
+    # enter and leave run for every module call of the run: a module of a class with nothing to watch
+    # (most) returns at once
     def enter(self, module) -> None:
-        bypass = _BYPASS.get(type(module), False)
-        if bypass is False:
-            bypass = _bypasses(type(module))
-        if bypass is not None:
+        watch = _WATCH.get(type(module)) or _watch(type(module))
+        if watch is _NOTHING:
+            return
+        if watch[0] is not None:
             self._stack()
             self.local.bypass.append((id(module), self.recorder.recorded()))
-        if isinstance(module, _FAST):
+        if watch[1]:
             stack = self._stack()
             self.recorder.hush(1)  # its F.multi_head_attention_forward is recorded from here
             stack.append((id(module), None, self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
@@ -58,6 +60,8 @@ class ModuleCalls:
         # (one position a row, as in a decode step, cannot restart: nothing to record)
         if isinstance(positions, torch.Tensor) and positions.shape[-1] > 1:
             self.recorder.record("forward", _positions, (kwargs["position_ids"], kwargs.get("attention_mask")))
+        if (_WATCH.get(type(module)) or _watch(type(module))) is _NOTHING:
+            return
         stack = self._stack()
         if self.local.bypass and self.local.bypass[-1][0] == id(module):  # (checked first: few modules are)
             _, before = self.local.bypass.pop()
@@ -98,6 +102,17 @@ class ModuleCalls:
         record = self.recorder.record("mha", _layer_call, (layer, src, mask, padding, is_causal,
                                                            self.names.get(id(layer))))
         return record
+
+
+#: what enter / leave watch in a module of a class: (_bypasses(cls), is one of _FAST), or _NOTHING
+_WATCH: dict = {}
+_NOTHING = (None, False)
+
+
+def _watch(cls) -> tuple:
+    watch = (_bypasses(cls), issubclass(cls, _FAST))
+    _WATCH[cls] = _NOTHING if watch == _NOTHING else watch
+    return _WATCH[cls]
 
 
 #: class -> the index of `attention_mask` among its forward's parameters, or
