@@ -64,24 +64,16 @@ def load(named: str | None, environ=None) -> Settings:
     path = named if named is not None else default_path(environ)
     if named is None and not os.path.lexists(path):
         return Settings()  # the usual case: no reader (tomllib, the explorer's) imported
-    from maskattn_tui.explore.scenario_file import MAX_BYTES, _read_regular
+    from maskattn_tui.explore.scenario_file import ReadProblem, read_text_file
 
     try:
-        raw = _read_regular(path)
-    except FileNotFoundError:
-        if named is None:
+        text = read_text_file(path)
+    except ReadProblem as p:
+        if p.reason == "missing" and named is None:
             return Settings()
-        raise ConfigError("missing", file=path) from None
-    except MaskattnError:
-        raise ConfigError("not_regular", file=path) from None
-    except (OSError, ValueError) as e:
-        raise ConfigError("unreadable", file=path, problem=getattr(e, "strerror", None) or e) from None
-    if len(raw) > MAX_BYTES:
-        raise ConfigError("too_big", file=path, kib=MAX_BYTES // 1024)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError("not_utf8", file=path) from None
+        # a folder, or a name the system refuses: unreadable, with the system's words
+        raise ConfigError({"is_dir": "unreadable", "bad_name": "unreadable"}.get(p.reason, p.reason),
+                          file=path, **p.params) from None
     return parse(text, path)
 
 

@@ -106,24 +106,43 @@ def load_scenario(path: str | os.PathLike) -> ExploreConfig:
     """Read and validate a scenario file."""
     file = os.fspath(path)
     try:
+        text = read_text_file(file)
+    except ReadProblem as p:
+        raise MaskattnError(f"explore_file_{p.reason}", file=file, **p.params) from None
+    return loads_scenario(text, file)
+
+
+class ReadProblem(Exception):
+    """Why a small text file could not be read: `reason` (missing, is_dir,
+    not_regular, unreadable, bad_name, too_big, not_utf8) and what its
+    message says (`problem`, `kib`); each reader names it in its own words."""
+
+    def __init__(self, reason: str, **params: object) -> None:
+        super().__init__(reason)
+        self.reason, self.params = reason, params
+
+
+def read_text_file(file: str) -> str:
+    """The UTF-8 text of a regular file of at most MAX_BYTES (a scenario, the
+    settings file): ReadProblem when it is not one."""
+    try:
         raw = _read_regular(file)
     except MaskattnError:
-        raise
+        raise ReadProblem("not_regular") from None
     except FileNotFoundError:
-        raise MaskattnError("explore_file_missing", file=file) from None
-    except IsADirectoryError:
-        raise MaskattnError("explore_file_is_dir", file=file) from None
+        raise ReadProblem("missing") from None
+    except IsADirectoryError as e:
+        raise ReadProblem("is_dir", problem=e.strerror or e) from None
     except OSError as e:
-        raise MaskattnError("explore_file_unreadable", file=file, problem=e.strerror or e) from None
-    except ValueError:  # a NUL in the name
-        raise MaskattnError("explore_file_bad_name", file=file) from None
+        raise ReadProblem("unreadable", problem=e.strerror or e) from None
+    except ValueError as e:  # a NUL in the name
+        raise ReadProblem("bad_name", problem=e) from None
     if len(raw) > MAX_BYTES:
-        raise MaskattnError("explore_file_too_big", file=file, kib=MAX_BYTES // 1024)
+        raise ReadProblem("too_big", kib=MAX_BYTES // 1024)
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise MaskattnError("explore_file_not_utf8", file=file) from None
-    return loads_scenario(text, file)
+        raise ReadProblem("not_utf8") from None
 
 
 def _read_regular(file: str) -> bytes:
