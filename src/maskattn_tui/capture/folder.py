@@ -116,12 +116,7 @@ def open_entry(where: int | str, name: str, shown: str, limit: int) -> tuple[int
     `where` (open_dir's): not a link, not special, one name, at most
     `limit` bytes; else Refused naming `shown`."""
     path, at = _at(where, name)
-    try:
-        before = os.stat(path, follow_symlinks=False, **at)
-    except FileNotFoundError:
-        raise Refused(shown, "missing") from None
-    except OSError as exc:
-        raise Refused(shown, "unreadable", why=exc.strerror or str(exc)) from None
+    before = _lstat(path, at, shown)
     _check(before, shown, limit)
     try:
         fd = os.open(path, _OPEN, **at)
@@ -139,6 +134,16 @@ def open_entry(where: int | str, name: str, shown: str, limit: int) -> tuple[int
     except BaseException:
         os.close(fd)
         raise
+
+
+def _lstat(path: str, at: dict, shown: str) -> os.stat_result:
+    """The entry itself (a link is not followed); Refused naming `shown`."""
+    try:
+        return os.stat(path, follow_symlinks=False, **at)
+    except FileNotFoundError:
+        raise Refused(shown, "missing") from None
+    except OSError as exc:
+        raise Refused(shown, "unreadable", why=exc.strerror or str(exc)) from None
 
 
 def _check(info: os.stat_result, shown: str, limit: int) -> None:
@@ -166,12 +171,7 @@ def _read_all(fd: int, limit: int, shown: str) -> bytes:
 def subfolder(where: int | str, name: str, shown: str) -> int | str:
     """masks/ or qk/ of the folder (as open_dir gives it), itself not a link."""
     path, at = _at(where, name)
-    try:
-        info = os.stat(path, follow_symlinks=False, **at)
-    except FileNotFoundError:
-        raise Refused(shown, "missing") from None
-    except OSError as exc:
-        raise Refused(shown, "unreadable", why=exc.strerror or str(exc)) from None
+    info = _lstat(path, at, shown)
     if not stat.S_ISDIR(info.st_mode):
         raise Refused(shown, "symlink" if stat.S_ISLNK(info.st_mode) else "not_folder")
     if not at:
