@@ -342,22 +342,8 @@ def _pause_gc(pause: bool) -> None:
         gc.enable()
 
 
-def _error_line(text: str, lang: str) -> None:
-    from maskattn_tui.cli.output import clean_line
-
-    sys.stderr.write(clean_line(text, lang) + "\n")
-
-
-def _doctor_json_error(arguments: list[str], code: str, message: str) -> None:
-    """`doctor --json`: the error as a JSON object on stdout too (docs/json.md)."""
-    from maskattn_tui.doctor import json_error
-
-    if json_error.wanted(arguments):
-        json_error.write(code, message)
-
-
 def main(argv: list[str] | None = None) -> int:
-    from maskattn_tui.cli.output import never_fail_on_characters, reader_left
+    from maskattn_tui.cli.output import doctor_json_error, error_line, never_fail_on_characters, reader_left
 
     owns_process = argv is None
     arguments = sys.argv[1:] if argv is None else list(argv)
@@ -392,15 +378,15 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         from maskattn_tui.cli.messages import argparse_message  # only when there is an error
 
-        _error_line(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang), lang)
-        _doctor_json_error(arguments, "usage", argparse_message(str(exc), lang))
+        error_line(t("cli.error", lang, message=argparse_message(str(exc), lang)) + t("cli.hint", lang), lang)
+        doctor_json_error(arguments, "usage", argparse_message(str(exc), lang))
         return EXIT_USAGE
     except MaskattnError as exc:
-        _error_line(t("cli.error", lang, message=exc.message(lang)), lang)
-        _doctor_json_error(arguments, exc.key, exc.message(lang))
+        error_line(t("cli.error", lang, message=exc.message(lang)), lang)
+        doctor_json_error(arguments, exc.key, exc.message(lang))
         return EXIT_USAGE
     except KeyboardInterrupt:
-        _error_line(t("cli.interrupted", lang), lang)
+        error_line(t("cli.interrupted", lang), lang)
         return 130
     except BrokenPipeError:
         # `maskattn-tui print --all | head`: the reader left; not an error.

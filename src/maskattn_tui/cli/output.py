@@ -109,3 +109,16 @@ class PrintFile:
     @property
     def encoding(self) -> str:
         return getattr(self.stream, "encoding", None) or "utf-8"
+
+
+def error_line(text: str, lang: str) -> None:
+    """One line on stderr, its characters made safe for the terminal (clean_line)."""
+    sys.stderr.write(clean_line(text, lang) + "\n")
+
+
+def doctor_json_error(arguments: list[str], code: str, message: str) -> None:
+    """`doctor --json`: the error as a JSON object on stdout too (docs/json.md)."""
+    from maskattn_tui.doctor import json_error
+
+    if json_error.wanted(arguments):
+        json_error.write(code, message)
