@@ -11,9 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from maskattn_tui.doctor.compare import CELL_LIMIT, Comparison
-# _split (a comparison's cells shown / hidden in a reading) is --expect's own, shared here as --against
-# prints the same lines; expect_run.py is the one --expect result's to reshape (issue 34, point 3).
-from maskattn_tui.doctor.expect_run import SliceResult, _split, first_grid, result_lines, results_json
+from maskattn_tui.doctor.expect_run import SliceResult, shown_hidden, first_grid, result_lines, results_json
 from maskattn_tui.doctor.representation import Reading, classify, used_as
 from maskattn_tui.doctor.slices import load_all, slice_indexes
 from maskattn_tui.errors import MaskattnError
@@ -48,7 +46,7 @@ def run_against(array: np.ndarray, info, args, lang: str, write) -> int:
         ra = Reading(a2, used_as(classify(a2, info.path), args.float_mask), polarity)
         rb = Reading(b2, used_as(classify(b2, other_info.path), args.float_mask), polarity)
         comparison = differ(ra, rb)
-        extra, missing = _split(ra, comparison.cells)
+        extra, missing = shown_hidden(ra, comparison.cells)
         results.append(SliceResult(index, (index,), comparison, extra, missing, comparison.count == a2.size))
         if comparison.count and len(readings) < 1:
             readings[index] = rb

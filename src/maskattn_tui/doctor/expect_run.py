@@ -32,7 +32,7 @@ class SliceResult:
     inverted: bool  # every cell differs
 
 
-def _split(reading: Reading, cells) -> tuple[list, list]:
+def shown_hidden(reading: Reading, cells) -> tuple[list, list]:
     shown = [bool(reading.band(r, r + 1)[0, k]) for r, k in cells]
     return ([list(c) for c, s in zip(cells, shown) if s], [list(c) for c, s in zip(cells, shown) if not s])
 
@@ -52,7 +52,7 @@ def compare_slices(array: np.ndarray, path: str, batch: int | None, head: int | 
     for index, members, mask in slices_of(array, batch, head):
         result = want(index, mask)
         reading = Reading(mask, used_as(classify(mask, path), float_mask), polarity)
-        extra, missing = _split(reading, result.cells)
+        extra, missing = shown_hidden(reading, result.cells)
         out.append(SliceResult(index, members, result, extra, missing, result.count == mask.size))
     return out
 
