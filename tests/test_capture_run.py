@@ -203,3 +203,36 @@ def test_stdin_and_stdout_are_the_scripts(tmp_path):
                           env={**os.environ, "PYTHONPATH": SRC})
     assert (done.returncode, done.stdout) == (0, "PIPED\n")
     assert done.stderr.startswith("maskattn-tui capture: 0 attention calls") and done.stderr.count("\n") == 1
+
+
+def test_a_script_that_imports_transformers_itself_has_its_static_prefill_mask_recorded(tmp_path):
+    """transformers imported by the script after capture started: its hooks
+    go in at the model's first forward, in time for the static cache's
+    prefill mask (the builder is called inside that forward) and for the
+    cache's slots (every decode call checked against its intent)."""
+    pytest.importorskip("transformers")
+    script = tmp_path / "static.py"
+    script.write_text(
+        "import torch\n"
+        "from transformers import LlamaConfig, LlamaForCausalLM\n"
+        "torch.manual_seed(0)\n"
+        "config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,\n"
+        "                     num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)\n"
+        "model = LlamaForCausalLM(config).eval()\n"
+        "with torch.no_grad():\n"
+        "    model.generate(input_ids=torch.tensor([[5, 6, 7, 8]]), attention_mask=torch.ones(1, 4, dtype=torch.long),\n"
+        "                   max_new_tokens=2, do_sample=False, pad_token_id=0, cache_implementation='static')\n")
+    folder = tmp_path / "cap"
+    done = subprocess.run([sys.executable, "-m", "maskattn_tui", "capture", "-o", str(folder), "--",
+                           "python", str(script)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": SRC})
+    assert done.returncode == 0, done.stderr
+    builders = [c for c in load(str(folder))["calls"] if c["kind"] == "hf-mask"]
+    # one builder call per forward: the prefill's (forward 0, 4 queries) first, then each decode step's
+    assert [(c["forward"], c["generate_step"], c["q_len"]) for c in builders][:1] == [(0, 0, 4)]
+    assert {c["builder"] for c in builders} == {"create_causal_mask"}
+    layers = [c for c in load(str(folder))["calls"] if c["kind"] == "hf"]
+    assert layers and all(isinstance(c.get("intent"), dict) for c in layers)
+    doctor = subprocess.run([sys.executable, "-m", "maskattn_tui", "doctor", str(folder), "--strict"],
+                            capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC})
+    assert doctor.returncode == 0 and "every cell matches" in doctor.stdout, doctor.stdout

@@ -192,39 +192,3 @@ def _int(value):
         return int(value)
     return value if isinstance(value, int) else None
 
-
-class AfterImport:
-    """Calls `then` right after the module `name` is first executed (a
-    finder first on sys.meta_path that wraps that one module's loader);
-    nothing when it is imported already or never."""
-
-    def __init__(self, name: str, then) -> None:
-        self.name, self.then = name, then
-
-    def install(self) -> None:
-        if self.name not in sys.modules and self not in sys.meta_path:
-            sys.meta_path.insert(0, self)
-
-    def remove(self) -> None:
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != self.name:
-            return None
-        self.remove()  # once; and the other finders below find the spec
-        spec = next((found for finder in sys.meta_path if hasattr(finder, "find_spec")
-                     for found in [finder.find_spec(fullname, path, target)] if found is not None), None)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        run, then = loader.exec_module, self.then
-
-        def exec_module(module):
-            run(module)
-            try:
-                then()
-            except Exception:  # noqa: BLE001 - capture must not break the run (the first forward tries again)
-                pass
-        loader.exec_module = exec_module  # this module's own loader object
-        return spec

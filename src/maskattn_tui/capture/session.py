@@ -20,7 +20,7 @@ import time
 import traceback
 
 from maskattn_tui.capture import manifest
-from maskattn_tui.capture.hf import AfterImport, HfHooks
+from maskattn_tui.capture.hf import HfHooks
 from maskattn_tui.capture.mode import CallPatches
 from maskattn_tui.capture.recorder import Recorder
 from maskattn_tui.capture.torch_modules import ModuleCalls
@@ -106,11 +106,6 @@ class Capture:
         self._recorder.sites.install()
         self._hf.install()
         self._calls.install()
-        # transformers imported after this point (a script's own import): its
-        # hooks go in as soon as modeling_utils has run, since generate()
-        # builds a static cache's masks before the model's first forward
-        self._after_import = AfterImport("transformers.modeling_utils", self._hf.install)
-        self._after_import.install()
         global _FORK_HOOKED
         if not _FORK_HOOKED and hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -131,7 +126,6 @@ class Capture:
 
         _ACTIVE.remove(self)
         try:
-            self._after_import.remove()
             self._calls.remove()
         finally:
             self._hf.remove()
