@@ -15,7 +15,6 @@ move. The tables keep their distinct cell values now
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,18 +22,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from speed_pairs import DOWN, LARGE, SMALL, UP, session  # noqa: E402
+from speed_pairs import DOWN, LARGE, SMALL, UP, pair_options, session  # noqa: E402
 
 #: A row move at 32 + 32 may cost at most this times one at 3 + 2.
 TARGET = 1.2
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--quiet-ms", type=int, default=250)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+    args = pair_options(__doc__.splitlines()[0], argv)
     quiet = args.quiet_ms / 1000
     small: list[float] = []
     large: list[float] = []

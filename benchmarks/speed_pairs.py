@@ -57,12 +57,17 @@ def session(argv: list[str], size: tuple[int, int], quiet: float, key: bytes | t
     return {"paint": paint, "keys": times}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def pair_options(description: str, argv: list[str] | None) -> argparse.Namespace:
+    """--runs, --quiet-ms, --json: the options of an interleaved pair run."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--quiet-ms", type=int, default=250)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = pair_options(__doc__.splitlines()[0], argv)
     quiet = args.quiet_ms / 1000
     out: dict[str, list] = {k: [] for k in ("small", "large", "figure", "minimal")}
     for run in range(args.runs):  # interleaved: machine noise hits each alike
