@@ -207,7 +207,8 @@ def test_stdin_and_stdout_are_the_scripts(tmp_path):
 
 def test_a_script_that_imports_transformers_itself_has_its_static_prefill_mask_recorded(tmp_path):
     """transformers imported by the script after capture started: its hooks
-    go in at the model's first forward, in time for the static cache's
+    go in as soon as transformers.modeling_utils is imported, in time for
+    the mask generate() builds ahead of the prefill, for the static cache's
     prefill mask (the builder is called inside that forward) and for the
     cache's slots (every decode call checked against its intent)."""
     pytest.importorskip("transformers")
@@ -228,8 +229,9 @@ def test_a_script_that_imports_transformers_itself_has_its_static_prefill_mask_r
                           env={**os.environ, "PYTHONPATH": SRC})
     assert done.returncode == 0, done.stderr
     builders = [c for c in load(str(folder))["calls"] if c["kind"] == "hf-mask"]
-    # one builder call per forward: the prefill's (forward 0, 4 queries) first, then each decode step's
-    assert [(c["forward"], c["generate_step"], c["q_len"]) for c in builders][:1] == [(0, 0, 4)]
+    # the mask generate() builds ahead for the static cache (outside any forward), then one builder call per
+    # forward: the prefill's (forward 0, 4 queries) first, then each decode step's
+    assert [(c["forward"], c["generate_step"], c["q_len"]) for c in builders][:2] == [(None, None, 4), (0, 0, 4)]
     assert {c["builder"] for c in builders} == {"create_causal_mask"}
     layers = [c for c in load(str(folder))["calls"] if c["kind"] == "hf"]
     assert layers and all(isinstance(c.get("intent"), dict) for c in layers)

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 import torch
 
 from maskattn_tui.capture import tables, weights
-from maskattn_tui.capture.hf_intent import Built, CacheWatch, builder_context, call_intent
+from maskattn_tui.capture.hf_intent import Built, CacheWatch, attr, builder_context, call_intent, layer_type
 
 
-def _transformers():
+def _transformers(loading: bool = False):
     """transformers, only once the user's program has imported it: capture
-    never makes a torch-only script import it (install() is tried again at
-    every outermost module forward, so a script that imports transformers
-    after capture started is seen from its first forward on)."""
+    never makes a torch-only script import it (install() runs again when
+    transformers.modeling_utils has been imported: see _AfterImport).
+    `loading`: called as modeling_utils has just run, still marked as
+    being imported."""
     loaded = sys.modules.get("transformers.modeling_utils")  # (masking_utils then costs little)
-    if loaded is None or getattr(getattr(loaded, "__spec__", None), "_initializing", False):
-        return None  # not imported, or still being imported (the mode sees torch calls made meanwhile)
+    if loaded is None or (not loading and getattr(getattr(loaded, "__spec__", None), "_initializing", False)):
+        return None  # not imported, or still being imported
     try:
         from transformers import cache_utils, masking_utils, modeling_utils
     except ImportError:
@@ -35,21 +37,33 @@ _ARGUMENTS = ("module", "query", "key", "value", "attention_mask")
 
 
 class HfHooks:
-    def __init__(self, recorder) -> None:
+    def __init__(self, recorder, modules=None) -> None:
         self.recorder = recorder
+        self.modules = modules  # torch_modules.ModuleCalls: watches the attention classes that bypass
         self._undo: list = []
         self._wrapped: dict = {}
         #: the intent side (hf_intent.py): cache positions, which builder made a mask
         self.caches = CacheWatch()
         self.built = Built()
+        self._local = threading.local()
+        self._serial = 0
+        self._finder = None
 
     installed = False
 
-    def install(self) -> None:
+    def generating(self):
+        """(serial, model) of the innermost generate() call of this thread, or None."""
+        stack = getattr(self._local, "generating", None)
+        return stack[-1] if stack else None
+
+    def install(self, loading: bool = False) -> None:
         if self.installed:
             return
-        found = _transformers()
+        found = _transformers(loading)
         if found is None:
+            if self._finder is None:
+                self._finder = _AfterImport(self)
+                sys.meta_path.insert(0, self._finder)
             return
         self.installed = True
         modeling_utils, masking_utils, cache_utils = found
@@ -74,12 +88,55 @@ class HfHooks:
             self._undo.append(functools.partial(_put_back, registry, name, builder, had_local))
         self.caches.install(cache_utils)
         self._undo.append(self.caches.remove)
+        self._follow_generate()
+        for name, module in list(sys.modules.items()):
+            if name.startswith("transformers.models.") and ".modeling_" in name:
+                self.watch_module(module)
+
+    def watch_module(self, module) -> None:
+        """The attention classes of a modeling module that may bypass the interface."""
+        if self.modules is not None and self.installed:
+            self.modules.watch_classes([v for v in vars(module).values() if isinstance(v, type)
+                                        and getattr(v, "__module__", None) == module.__name__])
+
+    def _follow_generate(self) -> None:
+        """GenerationMixin.generate, wrapped: which generate() call (a serial
+        number, and the model) a forward belongs to, with no frame kept."""
+        try:
+            from transformers.generation.utils import GenerationMixin
+        except ImportError:
+            return
+        original = vars(GenerationMixin).get("generate")
+        if original is None:
+            return
+        hooks = self
+
+        @functools.wraps(original)
+        def generate(model, *args, **kwargs):
+            local = hooks._local
+            stack = getattr(local, "generating", None)
+            if stack is None:
+                stack = local.generating = []
+            hooks._serial += 1
+            stack.append((hooks._serial, model))
+            try:
+                return original(model, *args, **kwargs)
+            finally:
+                stack.pop()
+
+        GenerationMixin.generate = generate
+        self._undo.append(lambda: setattr(GenerationMixin, "generate", original))
 
     def remove(self) -> None:
         for undo in reversed(self._undo):
             undo()
         self._undo = []
         self.installed = False
+        if self._finder is not None:
+            if self._finder in sys.meta_path:
+                sys.meta_path.remove(self._finder)
+            self._finder = None
+
 
     def _attention(self, fn, implementation: str):
         key = (fn, implementation)
@@ -98,7 +155,7 @@ class HfHooks:
                     return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
                 module, mask = named.get("module"), named.get("attention_mask")
                 try:
-                    intent = (hooks.caches.take(getattr(module, "layer_idx", None), named["key"]),
+                    intent = (hooks.caches.take(attr(module, "layer_idx"), named["key"]),
                               hooks.built.of(mask, query.shape[-2], recorder.sites.forward, module),
                               recorder.sites.forward)
                 except Exception:  # noqa: BLE001 - capture must not break the run
@@ -131,6 +188,49 @@ class HfHooks:
         return build
 
 
+class _AfterImport:
+    """A meta-path finder that lets transformers' modules load as usual and
+    then calls capture: once modeling_utils has run, transformers' hooks
+    go in (before the script builds a model: its first forward is seen
+    whole); each modeling file loaded later has its attention classes
+    watched."""
+
+    def __init__(self, hooks: HfHooks) -> None:
+        self.hooks = hooks
+        self._busy = False
+
+    def find_spec(self, name, path=None, target=None):
+        if self._busy or not name.startswith("transformers.") or not (
+                name == "transformers.modeling_utils" or name.startswith("transformers.models.")
+                and ".modeling_" in name):
+            return None
+        import importlib.util
+
+        self._busy = True
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        finally:
+            self._busy = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        load, hooks = spec.loader.exec_module, self.hooks
+
+        def exec_module(module):
+            load(module)
+            try:
+                if name == "transformers.modeling_utils":
+                    hooks.install(loading=True)
+                else:
+                    hooks.watch_module(module)
+            except Exception:  # noqa: BLE001 - capture must not break the import
+                pass
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def _put_back(registry, name: str, builder, had_local: bool) -> None:
     if had_local:
         registry[name] = builder
@@ -147,8 +247,7 @@ def _hf_call(entry: tuple, store) -> dict:
            "sliding_window": window if isinstance(window, int) else None,
            "softcap": kwargs.get("softcap") if isinstance(kwargs.get("softcap"), (int, float)) else None,
            "scale": kwargs.get("scaling") if isinstance(kwargs.get("scaling"), (int, float)) else None,
-           "module_is_causal": getattr(module, "is_causal", None),
-           "layer_type": _layer_type(module)}
+           "module_is_causal": attr(module, "is_causal"), "layer_type": layer_type(module)}
     if isinstance(mask, torch.Tensor):
         try:
             out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
@@ -165,14 +264,6 @@ def _hf_call(entry: tuple, store) -> dict:
     except Exception as exc:  # noqa: BLE001 - the call itself stays recorded (the doctor reads its table alone)
         out["intent"], out["intent_error"] = None, f"{type(exc).__name__}: {exc}"[:300]
     return out
-
-
-def _layer_type(module) -> str | None:
-    config, index = getattr(module, "config", None), getattr(module, "layer_idx", None)
-    types = getattr(config, "layer_types", None)
-    if types and isinstance(index, int) and index < len(types):
-        return str(types[index])
-    return None
 
 
 def _hf_mask(entry: tuple, store) -> dict:

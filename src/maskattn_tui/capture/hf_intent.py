@@ -163,15 +163,33 @@ class Built:
 
 
 def _is_sliding(module) -> bool:
-    config, index = getattr(module, "config", None), getattr(module, "layer_idx", None)
-    types = getattr(config, "layer_types", None)
-    if types and isinstance(index, int) and index < len(types):
-        return types[index] == "sliding_attention"
-    return bool(getattr(module, "is_sliding", False) or getattr(module, "sliding_window", None))
+    kind = layer_type(module)
+    if kind is not None:
+        return kind == "sliding_attention"
+    return bool(attr(module, "is_sliding") or attr(module, "sliding_window"))
 
 
 def _plain(value):
     return value if isinstance(value, (bool, int, float, str)) or value is None else None
+
+
+_ABSENT = object()
+
+
+def attr(obj, name: str):
+    """getattr(obj, name, None), the instance's own dict first: an absent
+    attribute costs nn.Module's __getattr__ and an AttributeError (microseconds,
+    at every layer of every step) that the dict lookup does not."""
+    found = getattr(obj, "__dict__", {}).get(name, _ABSENT)
+    return getattr(obj, name, None) if found is _ABSENT else found
+
+
+def layer_type(module) -> str | None:
+    """config.layer_types[module.layer_idx], if both are there."""
+    types, index = attr(attr(module, "config"), "layer_types"), attr(module, "layer_idx")
+    if types and isinstance(index, int) and index < len(types):
+        return str(types[index])
+    return None
 
 
 #: (config, forward, its CONFIG_FIELDS): every layer of a forward reads the same config, and a
@@ -189,15 +207,11 @@ def call_intent(module, query, key, kwargs: dict, positions: dict | None, builde
                 forward: int | None = None) -> dict:
     """The `intent` record of one HF attention call (docs/capture.md);
     `forward`: the call's forward number (its config is read once a forward)."""
-    config = getattr(module, "config", None)
-    index = getattr(module, "layer_idx", None)
+    config = attr(module, "config")
+    index = attr(module, "layer_idx")
     fields = _config_fields(config, forward)
-    types = getattr(config, "layer_types", None)
-    layer_type = str(types[index]) if types and isinstance(index, int) and index < len(types) else None
-    own = {"is_causal": _plain(getattr(module, "is_causal", None)),
-           "is_decoder": _plain(getattr(module, "is_decoder", None)),
-           "is_sliding": _plain(getattr(module, "is_sliding", None)),
-           "sliding_window": _plain(getattr(module, "sliding_window", None))}
+    own = {"is_causal": _plain(attr(module, "is_causal")), "is_decoder": _plain(attr(module, "is_decoder")),
+           "is_sliding": _plain(attr(module, "is_sliding")), "sliding_window": _plain(attr(module, "sliding_window"))}
     rows, slots = query.shape[-2], key.shape[-2]
     cross = bool(own["is_decoder"]) and own["is_causal"] is False
     if cross:  # a decoder's cross-attention: its keys are the encoder's tokens
@@ -213,6 +227,6 @@ def call_intent(module, query, key, kwargs: dict, positions: dict | None, builde
     window = kwargs.get("sliding_window")
     return {"builder": (record or {}).get("builder"), "builder_call": index_of,
             "overlays": (record or {}).get("overlays", []), "layer": index if isinstance(index, int) else None,
-            "layer_type": layer_type, "cross": cross,
+            "layer_type": layer_type(module), "cross": cross,
             "sliding_window": window if isinstance(window, int) and not isinstance(window, bool) else None,
             "config": fields, "module": own, **where}

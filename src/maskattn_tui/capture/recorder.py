@@ -1,15 +1,18 @@
 """Writing a capture as it happens: one JSON line per call in
-DIR/calls-<pid>.jsonl (calls-<pid>-<n>.jsonl when a pid comes back; flushed at once, so a killed worker leaves every
-call it made readable), the masks through MaskStore. Every process writes
+DIR/calls-<pid>.jsonl (calls-<pid>-<n>.jsonl when a pid comes back), the
+masks through MaskStore. A call made inside a forward whose end is
+followed (sites.py) is written when that forward ends, every other call at
+once: a killed worker leaves every call of its finished forwards readable
+(and of the one running, only what was written before it began). Every process writes
 its own file; the manifest (manifest.py) joins them."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
 
-from maskattn_tui import strict_json
 from maskattn_tui.capture.sites import Sites
 from maskattn_tui.capture.store import MaskStore
 from maskattn_tui.capture.weights import QkStore
@@ -27,31 +30,36 @@ class Recorder:
         self._lock = threading.Lock()
         self._local = threading.local()
         self._file = None
+        self._pending: list[str] = []  # lines of forwards still running
+        self.sites.on_end = self.flush
         self.open()
 
     def open(self) -> None:
         """This process's calls file (again after a fork, under the child's pid)."""
         self.pid = os.getpid()
         self._lock = threading.Lock()
+        self._pending = []  # (after a fork: the parent's, written by the parent)
         # a file of its own: a pid reused by a later child of the same run gets another name
         name, n = f"calls-{self.pid}.jsonl", 0
         while True:
             try:
-                self._file = open(os.path.join(self.folder, name), "x", encoding="utf-8")
+                # unbuffered bytes: each write is one system call, with no text layer to flush
+                self._file = open(os.path.join(self.folder, name), "xb", buffering=0)
                 return
             except FileExistsError:
                 n += 1
                 name = f"calls-{self.pid}-{n}.jsonl"
 
     def close(self) -> None:
+        self.flush()
         if self._file is not None:
             self._file.close()
             self._file = None
 
     def within(self, index: int | None, q_len: int | None = None) -> "_Within":
         """Calls recorded inside this one (the SDPA inside an HF layer's
-        attention function) name it as `within`."""
-        return _Within(self._local, index, q_len)
+        attention function) name it as `within`, and share its site."""
+        return _Within(self._local, index, q_len, getattr(self._local, "where", None))
 
     def _thread_name(self) -> str:
         name = getattr(self._local, "name", None)
@@ -85,37 +93,62 @@ class Recorder:
         """The query length of the HF attention call this one runs inside."""
         return getattr(self._local, "q_len", None)
 
-    def record(self, kind: str, describe, entry) -> int | None:
-        """One call: where it ran, what `describe(entry, store)` says of
-        its arguments. Never raises: a failure is written as `error`."""
+    def record(self, kind: str, describe, entry, where: dict | None = None) -> int | None:
+        """One call: where it ran (`where`, or found from the frames), what
+        `describe(entry, store)` says of its arguments. Never raises: a
+        failure is written as `error`."""
         if self._file is None:
             return None
-        self._local.recorded = getattr(self._local, "recorded", 0) + 1
+        local = self._local
+        local.recorded = getattr(local, "recorded", 0) + 1
+        within = getattr(local, "within", None)
         try:
-            near, user = self.sites.frames(2)
-            record = {"kind": kind, **self.sites.where(), "frame": near, "user_frame": user,
-                      "thread": self._thread_name(),
-                      "within": getattr(self._local, "within", None)}
+            if where is None:
+                where = local.where = self.sites.locate(1, getattr(local, "site", None) if within is not None
+                                                        else None)
         except Exception as exc:  # noqa: BLE001 - capture must not break the run
-            record = {"kind": kind, "site_error": repr(exc)[:200]}
+            where = {"site_error": repr(exc)[:200]}
         try:
-            record.update(describe(entry, self.store))
+            body = describe(entry, self.store)
         except Exception as exc:  # noqa: BLE001
-            record["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            body = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             self.errors += 1
+        thread = getattr(local, "name", None) or self._thread_name()
         with self._lock:
             index = self.count
             self.count += 1
-            record = {"index": index, "pid": self.pid, **record}
+            record = {"index": index, "pid": self.pid, "kind": kind, **where, "thread": thread, "within": within,
+                      **body}
             try:
-                line = strict_json.dumps(record, indent=None, ascii=True, default=_plain)
-            except (TypeError, ValueError) as exc:
-                line = strict_json.dumps({"index": index, "pid": self.pid, "kind": kind, "error": repr(exc)[:300]},
-                                         indent=None, ascii=True)
+                line = _ENCODE(record)
+            except Exception as exc:  # noqa: BLE001 - NaN, or a value JSON cannot hold
+                line = _ENCODE({"index": index, "pid": self.pid, "kind": kind, "error": repr(exc)[:300]})
             if self._file is not None:
-                self._file.write(line + "\n")
-                self._file.flush()
+                if self.sites.in_forward():  # written when the forward ends (sites: on_end)
+                    self._pending.append(line)
+                else:
+                    self._write([line])
         return index
+
+    def _write(self, lines: list) -> None:
+        data = ("\n".join(lines) + "\n").encode("ascii")  # (the lines are ASCII: every other character escaped)
+        try:
+            while data:
+                data = data[self._file.write(data):]
+        except OSError:  # a full disk: the run goes on, the manifest counts what was lost
+            self.errors += len(lines)
+
+    def flush(self) -> None:
+        """Write the lines of the forwards still running (at each forward's
+        end, before a fork, when capture ends, when the calls are read)."""
+        with self._lock:
+            if self._pending and self._file is not None:
+                pending, self._pending = self._pending, []
+                self._write(pending)
+
+
+#: One encoder for every line (json.dumps makes one a call): strict JSON (no NaN), ASCII, one line.
+_ENCODE = json.JSONEncoder(ensure_ascii=True, allow_nan=False, default=lambda v: _plain(v)).encode
 
 
 class _Within:
@@ -124,16 +157,16 @@ class _Within:
 
     __slots__ = ("local", "now", "previous")
 
-    def __init__(self, local, index, q_len) -> None:
-        self.local, self.now = local, (index, q_len)
+    def __init__(self, local, index, q_len, where) -> None:
+        self.local, self.now = local, (index, q_len, where)
 
     def __enter__(self) -> None:
         local = self.local
-        self.previous = getattr(local, "within", None), getattr(local, "q_len", None)
-        local.within, local.q_len = self.now
+        self.previous = getattr(local, "within", None), getattr(local, "q_len", None), getattr(local, "site", None)
+        local.within, local.q_len, local.site = self.now
 
     def __exit__(self, *exc) -> None:
-        self.local.within, self.local.q_len = self.previous
+        self.local.within, self.local.q_len, self.local.site = self.previous
 
 
 def _plain(value):

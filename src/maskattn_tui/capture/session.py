@@ -7,8 +7,10 @@ code (or, through capture.run, of a whole script).
     print(cap.summary())
 
 On: the wrapped attention functions (mode.py; every thread sees them),
-the module hooks that name the calls (sites.py), transformers' registries
-(hf.py), a fresh calls file in a forked child. Off again on exit, even
+the forwards of the attention modules whose fast paths call none of them
+(torch_modules.py), the walk and the root hooks that name the calls
+(sites.py), transformers' registries (hf.py), a fresh calls file in a
+forked child. Off again on exit, even
 when the block raises (the exception passes on, the manifest says it)."""
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ from maskattn_tui.errors import MaskattnError
 #: call: their modes stack), for threads and forks.
 _ACTIVE: list = []
 _FORK_HOOKED = False
+
+
+def _before_fork() -> None:
+    for cap in _ACTIVE:  # the lines of a running forward are the parent's: written before the child copies them
+        cap._recorder.flush()
 
 
 def _after_fork_in_child() -> None:
@@ -100,15 +107,19 @@ class Capture:
     def __enter__(self) -> "Capture":
         self.open()
         self._calls = CallPatches(self._recorder)
-        self._hf = HfHooks(self._recorder)
-        self._recorder.sites.on_root = self._hf.install
-        self._recorder.sites.modules = ModuleCalls(self._recorder, self._recorder.sites._names)
-        self._recorder.sites.install()
+        sites = self._recorder.sites
+        self._modules = ModuleCalls(self._recorder, sites._names)
+        self._hf = HfHooks(self._recorder, self._modules)
+        sites.on_root = self._hf.install
+        sites.on_forward = self._modules.forward_record
+        sites.generating = self._hf.generating
+        sites.install()
+        self._modules.install()
         self._hf.install()
         self._calls.install()
         global _FORK_HOOKED
         if not _FORK_HOOKED and hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=_after_fork_in_child)
+            os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
             _FORK_HOOKED = True
         _ACTIVE.append(self)
         return self
@@ -129,6 +140,7 @@ class Capture:
             self._calls.remove()
         finally:
             self._hf.remove()
+            self._modules.remove()
             self._recorder.sites.remove()
             self._recorder.close()
         try:
@@ -148,6 +160,8 @@ class Capture:
     @property
     def calls(self) -> list[dict]:
         if self.document is None:
+            if self._recorder is not None:
+                self._recorder.flush()
             return manifest.read_calls(self.dir)
         return self.document["calls"]
 

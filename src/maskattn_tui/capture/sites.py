@@ -1,9 +1,19 @@
-"""Naming a call: the module it ran in (global forward hooks), the nearest
-frames of library and user code, and which forward and generation step it
-belongs to. The hooks do nothing while torch.compile traces (dynamo cannot
-trace them); what they keep of a module call (the module, the frame
-below its forward) is dropped when it returns, and the module paths are
-kept by id, the roots by weak reference."""
+"""Naming a call: the module it ran in, the nearest frames of library and
+user code, and which forward and generation step it belongs to.
+
+Nothing runs at a module call that records nothing. A recorded call walks
+its own frames: each module call has a frame of `Module._call_impl` whose
+`self` is the module, so the innermost such frame names the call, the
+nearest one with a `layer_idx` gives the layer, and the outermost is the
+root of the forward. A root gets hooks of its own (forward pre- and
+post-hooks on that module only) the first time a call inside it is
+recorded: they mark each later outermost call of it, so a record walks
+only up to its root's frame and what lies above it (the user's frame, the
+generate() around it) is read once per forward. Global module hooks, or a
+replaced `Module.__call__`, would make every module call of the run pay
+(1.10x on a tiny generate() with global hooks that do nothing, 1.11x with a
+dispatcher that does nothing). Module paths are kept by id, roots by weak
+reference, and no frame is kept once its call has returned."""
 
 from __future__ import annotations
 
@@ -17,6 +27,7 @@ import torch
 
 _TORCH = os.path.dirname(torch.__file__) + os.sep
 _compiling = torch.compiler.is_compiling
+_CALL = torch.nn.Module._call_impl.__code__
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _LIBRARIES = tuple({os.path.realpath(p) + os.sep for p in
                     (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
@@ -46,134 +57,150 @@ def _kind(code) -> tuple[str, bool, bool]:
     return kind
 
 
-def _walk(frame, stop=None, above=None) -> tuple[str | None, str | None]:
-    """From `frame` up: the nearest frame outside torch and this package
-    (modeling_llama.py:258) and the nearest one outside any installed
-    library (the user's script). At `stop`, a frame whose answer is known,
-    `above()` gives the rest (inside a module's forward, the frames above
-    the outermost module's call are the same for every call: walked once)."""
-    near = user = None
-    kinds = _KINDS
-    while frame is not None and user is None:
-        if frame is stop:
-            known_near, user = above()
-            return near or known_near, user
+def near_frame(frame) -> str | None:
+    """The nearest frame outside torch and this package (modeling_llama.py:258)."""
+    while frame is not None:
         code = frame.f_code
-        shown, ours, library = kinds.get(code) or _kind(code)
+        shown, ours, _ = _KINDS.get(code) or _kind(code)
         if not ours:
-            here = f"{shown}:{frame.f_lineno}"
-            near = near or here
-            if not library:
-                user = here
+            return f"{shown}:{frame.f_lineno}"
         frame = frame.f_back
-    return near, user
+    return None
 
 
-def _above(stack: list, level: int) -> tuple[str | None, str | None]:
-    """(near, user) of the frames above the hook frame of stack[level]'s
-    module call, walked once per module call (they do not change while it
-    runs)."""
-    if stack[level][3] is None:
-        # from the nearest level out whose walk is known, each level in (a loop: no recursion per level)
-        known = level
-        while known > 0 and stack[known - 1][3] is None:
-            known -= 1
-        for inner in range(known, level + 1):
-            outer = stack[inner - 1] if inner else None
-            stack[inner][3] = _walk(stack[inner][2]) if outer is None else \
-                _walk(stack[inner][2], outer[2], lambda known=outer[3]: known)
-    return stack[level][3]
+def _above(frame) -> tuple[str | None, str | None, object]:
+    """From `frame` (the one calling a root module) up: the nearest library
+    frame, the nearest user frame, and whether a module call lies above
+    (then this is no root call)."""
+    near = user = None
+    while frame is not None:
+        code = frame.f_code
+        if code is _CALL:
+            return near, user, True
+        if user is None:
+            shown, ours, library = _KINDS.get(code) or _kind(code)
+            if not ours:
+                here = f"{shown}:{frame.f_lineno}"
+                near = near or here
+                if not library:
+                    user = here
+        frame = frame.f_back
+    return near, user, False
 
 
 def _inside(model, module) -> bool:
     return any(sub is module for sub in model.modules())
 
 
+class _Root:
+    """One outermost call of a module (a forward): its frame (by id, while
+    the call runs), what lies above it, and its forward number and step."""
+
+    __slots__ = ("frame", "module", "near", "user", "forward", "step", "hooked")
+
+    def __init__(self, frame, module, near, user, forward, step, hooked) -> None:
+        self.frame, self.module, self.near, self.user, self.forward, self.step = \
+            id(frame), module, near, user, forward, step
+        self.hooked = hooked  # its end is followed (post-hook): its records may wait for it
+
+
 class Sites:
-    """The module stack of each thread, the forward counter and the
-    generation step, kept by global forward pre- and post-hooks."""
+    """The forward counter, the generation step and the module paths; the
+    root hooks; the walk that names a recorded call."""
 
     def __init__(self) -> None:
         self.local = threading.local()
         self.forward = -1
         self._names: dict[int, str] = {}
         self._roots: dict[int, weakref.ref] = {}
-        self._generate = None  # the frame of the generate() call being followed
+        self._hooked: dict[int, tuple] = {}  # id(root module) -> (weakref, hook handles)
+        self._generation = None  # (serial, model) of the generate() call being followed
         self._step = -1
         self._model_ran = False  # the generating model's own forward has run in this generate()
-        self._handles: list = []
-        #: called at every outermost forward (capture installs transformers' hooks then, if it can)
+        self._on = False
+        self._above_roots: dict = {}  # (generate() serial, caller frame) -> what lies above a root's call
+        #: called at every new forward (capture installs transformers' hooks then, if it can)
         self.on_root = None
-        #: told of every module's start and end (torch_modules.ModuleCalls)
-        self.modules = None
+        #: the generate() call this thread is inside, as (serial, model), or None (hf.py follows generate)
+        self.generating = lambda: None
+        #: records a root call's position_ids (torch_modules.ModuleCalls.forward_record)
+        self.on_forward = None
+        #: called when a followed forward ends (the recorder writes its lines)
+        self.on_end = None
 
     def install(self) -> None:
         global _CWD
         if os.getcwd() != _CWD:
             _CWD = os.getcwd()
             _KINDS.clear()
-        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
-
-        self._handles = [register_module_forward_pre_hook(self._enter),
-                         register_module_forward_hook(self._leave, with_kwargs=True, always_call=True)]
+        self._on = True
 
     def remove(self) -> None:
-        for handle in self._handles:
-            handle.remove()
-        self._handles = []
-        self._generate = None
+        self._on = False
+        for ref, handles in self._hooked.values():
+            for handle in handles:
+                handle.remove()
+        self._hooked = {}
+        self._generation = None
+        self.local = threading.local()
 
-    def _stack(self) -> list:
-        stack = getattr(self.local, "stack", None)
-        if stack is None:
-            stack = self.local.stack = []
-        return stack
-
-    # The two hooks run for every module call of the run: kept lean.
-    def _enter(self, module, args) -> None:
-        if _compiling():
-            return
-        try:
-            stack = self.local.stack
-        except AttributeError:
-            stack = self._stack()
-        if not stack:
-            self._root(module)
-        # the frame calling this hook (torch's, which then calls forward) stays below every frame of the
-        # module's call: a record inside walks up to it, and what lies above it is walked once per module
-        # call ([2], filled by frames()); the module is named only when a call is recorded (most never are)
-        stack.append([id(module), module, sys._getframe(1), None])
-        self.modules.enter(module)
-
-    def _leave(self, module, args, kwargs, output) -> None:
-        if _compiling():
-            return
-        try:
-            stack = self.local.stack
-        except AttributeError:
-            stack = self._stack()
+    # --- roots ------------------------------------------------------------
+    def _hook(self, module) -> None:
         key = id(module)
-        # told while this module is still the innermost (its own record is named by it)
-        self.modules.leave(module, args, kwargs, root=len(stack) == 1 and stack[0][0] == key)
-        while stack:
-            if stack.pop()[0] == key:
-                break
+        known = self._hooked.get(key)
+        if known is not None and known[0]() is module:
+            return
+        try:
+            handles = (module.register_forward_pre_hook(self._pre, with_kwargs=True),
+                       module.register_forward_hook(self._post, always_call=True))
+            self._hooked[key] = (weakref.ref(module), handles)
+        except (AttributeError, TypeError, RuntimeError):  # a module that takes no hooks: walked each time
+            pass
 
-    def _root(self, module) -> None:
-        """A forward with no module around it: a new forward (and, inside
-        generate(), its next step). Paths are named from the outermost model
-        known: inside generate() that is the model generating, so its
-        encoder, run alone first, is still `model.encoder.layers.0.self_attn`."""
+    def _pre(self, module, args, kwargs) -> None:
+        if not self._on or _compiling():
+            return
+        frame = _call_frame(sys._getframe(1))
+        if frame is None:
+            return
+        caller, generating = frame.f_back, self.generating()
+        if generating is not None and caller is not None:
+            # inside one generate() the frames above its model calls are the same at every step (the
+            # caller's frame lives as long as the generate() call: its id is this call's)
+            key = (generating[0], id(caller), caller.f_code, caller.f_lasti)
+            known = self._above_roots.get(key)
+            if known is None:
+                if len(self._above_roots) > 64:
+                    self._above_roots.clear()
+                known = self._above_roots[key] = _above(caller)
+            near, user, nested = known
+        else:
+            near, user, nested = _above(caller)
+        if nested:  # called inside another module (an encoder inside its model): not a forward of its own
+            return
+        self._begin(module, frame, near, user, kwargs, hooked=True)
+
+    def _post(self, module, args, output) -> None:
+        top = getattr(self.local, "top", None)
+        if top is not None and top.module is module:
+            frame = _call_frame(sys._getframe(1))
+            if frame is not None and id(frame) == top.frame:
+                self.local.top = None
+                if self.on_end is not None:
+                    self.on_end()
+
+    def in_forward(self) -> bool:
+        """Inside a forward of this thread whose end is followed."""
+        top = getattr(self.local, "top", None)
+        return top is not None and top.hooked
+
+    def _begin(self, module, frame, near, user, kwargs, hooked: bool = False) -> _Root:
+        """A new forward: module called from outside any module."""
         self.forward += 1
         if self.on_root is not None:
             self.on_root()
-        frame = sys._getframe(2)
-        while frame is not None:
-            code = frame.f_code
-            if code.co_name == "generate" and "generation" in code.co_filename:
-                break
-            frame = frame.f_back
-        model = frame.f_locals.get("self") if frame is not None else None
+        generating = self.generating()
+        model = generating[1] if generating is not None else None
         owner = model if isinstance(model, torch.nn.Module) and (model is module or _inside(model, module)) \
             else module
         ref = self._roots.get(id(owner))
@@ -181,35 +208,82 @@ class Sites:
             for name, sub in owner.named_modules():
                 self._names[id(sub)] = name or type(owner).__name__
             self._roots[id(owner)] = weakref.ref(owner)
-        if frame is None:
-            self._generate, self._step = None, -1
-            return
-        if frame is not self._generate:
-            self._generate, self._step, self._model_ran = frame, 0, False
-        # the step moves on with each forward of the model itself (an encoder run first is the prefill's)
-        if module is owner:
-            if self._model_ran:
-                self._step += 1
-            self._model_ran = True
+        step = None
+        if generating is not None:
+            if self._generation is None or self._generation[0] != generating[0]:
+                self._generation, self._step, self._model_ran = (generating[0], None), 0, False
+            # the step moves on with each forward of the model itself (an encoder run first is the prefill's)
+            if module is owner:
+                if self._model_ran:
+                    self._step += 1
+                self._model_ran = True
+            step = self._step
+        top = self.local.top = _Root(frame, module, near, user, self.forward, step, hooked)
+        self._hook(module)
+        if self.on_forward is not None and isinstance(kwargs, dict):
+            self.on_forward(kwargs, {"site": self._names.get(id(module)) or type(module).__name__,
+                                     "layer": None, "forward": top.forward, "generate_step": step,
+                                     "frame": near, "user_frame": user})
+        return top
 
-    def frames(self, depth: int) -> tuple[str | None, str | None]:
-        """_walk from the caller's `depth`-th frame up to the innermost
-        module's hook frame; the frames above each module's call are walked
-        once per module call (up to the next module out, and so on), so the
-        calls of one layer, or of one forward, share their walks."""
-        stack = getattr(self.local, "stack", None)
-        if not stack:
-            return _walk(sys._getframe(depth + 1))
-        return _walk(sys._getframe(depth + 1), stack[-1][2], lambda: _above(stack, len(stack) - 1))
+    # --- naming a call ------------------------------------------------------
+    def locate(self, depth: int, within: dict | None = None) -> dict:
+        """site, layer, forward, generate_step, frame and user_frame of the
+        call `depth` frames above the caller; `within`: those of the HF
+        call this one runs inside (only the nearest frame is its own)."""
+        frame = sys._getframe(depth + 1)
+        if within is not None:
+            return {**within, "frame": near_frame(frame)}
+        top = getattr(self.local, "top", None)
+        top_frame = top.frame if top is not None else -1
+        near = user = inner = layer = outer = None
+        kinds = _KINDS
+        while frame is not None:
+            code = frame.f_code
+            if code is _CALL:
+                outer = frame
+                # (a frame id is reused once its call is over: the module says whether it is that call)
+                if id(frame) == top_frame and frame.f_locals.get("self") is top.module:
+                    if inner is None:
+                        inner = top.module
+                    break
+                if inner is None or layer is None:
+                    module = frame.f_locals.get("self")
+                    if inner is None:
+                        inner = module
+                    if layer is None:
+                        layer = vars(module).get("layer_idx")  # (nn.Module's __getattr__ raises when absent)
+                        layer = layer if isinstance(layer, int) else None
+            elif user is None:
+                shown, ours, library = kinds.get(code) or _kind(code)
+                if not ours:
+                    here = f"{shown}:{frame.f_lineno}"
+                    near = near or here
+                    if not library:
+                        user = here
+            frame = frame.f_back
+        if outer is None:  # outside any module
+            return {"site": None, "layer": None, "forward": None, "generate_step": None, "frame": near,
+                    "user_frame": user}
+        if frame is None:  # walked to the top: this forward's root was not marked yet
+            root = outer.f_locals.get("self")
+            kwargs = outer.f_locals.get("kwargs")
+            above_near, above_user, _ = _above(outer.f_back)
+            top = self._begin(root, outer, above_near, above_user, kwargs)
+            if root is inner and layer is None:
+                layer = vars(root).get("layer_idx")
+        elif layer is None:
+            layer = vars(top.module).get("layer_idx")
+        site = self._names.get(id(inner)) or type(inner).__name__
+        return {"site": site, "layer": layer if isinstance(layer, int) else None, "forward": top.forward,
+                "generate_step": top.step, "frame": near or top.near, "user_frame": user or top.user}
 
-    def where(self) -> dict:
-        """The innermost module of this thread, its layer index, the
-        forward and the generation step (None outside generate)."""
-        stack = self._stack()
-        site = (self._names.get(stack[-1][0]) or type(stack[-1][1]).__name__) if stack else None
-        # layer_idx is a plain attribute (vars(), not getattr: nn.Module's __getattr__ raises when it is absent)
-        layer = next((vars(entry[1]).get("layer_idx") for entry in reversed(stack)
-                      if vars(entry[1]).get("layer_idx") is not None), None)
-        return {"site": site, "layer": layer if isinstance(layer, int) else None,
-                "forward": self.forward if stack else None,
-                "generate_step": self._step if stack and self._generate is not None else None}
+
+def _call_frame(frame):
+    """The Module._call_impl frame a hook runs in (it calls the hook
+    directly, or through its inner())."""
+    for _ in range(4):
+        if frame is None or frame.f_code is _CALL:
+            return frame
+        frame = frame.f_back
+    return None

@@ -49,7 +49,12 @@ def padding_runs(padding: torch.Tensor) -> dict:
     runs = []
     # each run found by list.index (a scan in C): Python work per run, not per key; numpy's or torch's
     # per-call cost is tens of microseconds inside a decode step, which builds this every step
-    for row in (padding.detach()[:RUN_ROWS] != 0).cpu().tolist():
+    head = padding.detach()[:RUN_ROWS]
+    if head.device.type == "cpu" and head.dtype == torch.bool:
+        rows = head.numpy().tolist()  # (no torch op: each costs microseconds, and a decode step makes this)
+    else:
+        rows = (head != 0).cpu().tolist()
+    for row in rows:
         found, at, size = [], 0, len(row)
         while at < size:
             try:

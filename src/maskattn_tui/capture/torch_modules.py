@@ -1,14 +1,19 @@
 """nn.MultiheadAttention and the Transformer encoder, recorded from their
-module hooks: their fast paths never call F.multi_head_attention_forward,
-so each such module's call is recorded from its own arguments after it
-(attn_mask, key_padding_mask and their merge, as mode.py records
-F.multi_head_attention_forward), and the F call inside, when the slow path
-makes one, is not recorded twice. An encoder layer whose fast path skipped
-its self_attn module is recorded itself; inside an encoder that packed the
-batch into a nested tensor, with the encoder's masks."""
+own forward (replaced at the class while capture is on): their fast paths
+never call F.multi_head_attention_forward, so each such module's call is
+recorded from its own arguments after it (attn_mask, key_padding_mask and
+their merge, as mode.py records F.multi_head_attention_forward), and the F
+call inside, when the slow path makes one, is not recorded twice. An
+encoder layer whose fast path skipped its self_attn module is recorded
+itself; inside an encoder that packed the batch into a nested tensor,
+with the encoder's masks. A transformers attention class that computes
+attention without the attention interface (Falcon's eager path) is
+recorded from the `attention_mask` its forward was given, when nothing
+inside it was. Only these classes' calls pay: no hook on every module."""
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import torch
@@ -31,88 +36,105 @@ class ModuleCalls:
         self.recorder = recorder
         self.names = names  # id(module) -> its path (sites.Sites)
         self.local = threading.local()
+        self._undo: dict = {}  # class -> its own forward, while replaced
 
-    def _stack(self) -> list:
-        stack = getattr(self.local, "stack", None)
-        if stack is None:
-            stack = self.local.stack = []
-            self.local.mha = 0
-            self.local.pending = []
-            self.local.bypass = []
-        return stack
+    def _state(self):
+        local = self.local
+        if not hasattr(local, "mha"):
+            local.mha, local.pending, local.encoders = 0, [], 0
+        return local
 
-    # enter and leave run for every module call of the run: a module of a class with nothing to watch
-    # (most) returns at once
-    def enter(self, module) -> None:
-        watch = _WATCH.get(type(module)) or _watch(type(module))
-        if watch is _NOTHING:
-            return
-        if watch[0] is not None:
-            self._stack()
-            self.local.bypass.append((id(module), self.recorder.recorded()))
-        if watch[1]:
-            stack = self._stack()
-            self.recorder.hush(1)  # its F.multi_head_attention_forward is recorded from here
-            stack.append((id(module), None, self.local.mha, isinstance(module, torch.nn.TransformerEncoder)))
+    def install(self) -> None:
+        for cls in _FAST:
+            self._replace(cls, self._fast)
 
-    def leave(self, module, args, kwargs, root: bool = False) -> None:
-        positions = (kwargs or {}).get("position_ids") if root else None
-        # (one position a row, as in a decode step, cannot restart: nothing to record)
-        if isinstance(positions, torch.Tensor) and positions.shape[-1] > 1:
-            self.recorder.record("forward", _positions, (kwargs["position_ids"], kwargs.get("attention_mask")))
-        if (_WATCH.get(type(module)) or _watch(type(module))) is _NOTHING:
-            return
-        stack = self._stack()
-        if self.local.bypass and self.local.bypass[-1][0] == id(module):  # (checked first: few modules are)
-            _, before = self.local.bypass.pop()
-            if self.recorder.recorded() == before:  # nothing inside saw its attention
-                mask = _mask_argument(module, args, kwargs)
-                if mask is not None:
-                    self.recorder.record("hf", _argument_call, (module, args, mask))
-        if not isinstance(module, _FAST):
-            return
-        while stack and stack[-1][0] != id(module):
-            stack.pop()
-            self.recorder.hush(-1)
-        if not stack:
-            return
-        _, _, mha_before, _ = stack.pop()
-        self.recorder.hush(-1)
+    def remove(self) -> None:
+        for cls, forward in self._undo.items():
+            cls.forward = forward
+        self._undo = {}
+
+    def watch_classes(self, classes) -> None:
+        """Replace the forward of each transformers attention class among
+        `classes` that may bypass the attention interface."""
+        for cls in classes:
+            if cls not in self._undo and "forward" in vars(cls) and _bypasses(cls) is not None:
+                self._replace(cls, self._bypass)
+
+    def _replace(self, cls, make) -> None:
+        original = vars(cls)["forward"]
+        self._undo[cls] = original
+        cls.forward = make(original)
+
+    def _bypass(self, original):
+        recorder = self.recorder
+
+        @functools.wraps(original)
+        def forward(module, *args, **kwargs):
+            if torch.compiler.is_compiling():
+                return original(module, *args, **kwargs)
+            before = recorder.recorded()
+            out = original(module, *args, **kwargs)
+            if recorder.recorded() == before:  # nothing inside saw its attention
+                try:
+                    mask = _mask_argument(module, args, kwargs)
+                    if mask is not None:
+                        recorder.record("hf", _argument_call, (module, args, mask))
+                except Exception:  # noqa: BLE001 - a recording error must not reach the run
+                    pass
+            return out
+        return forward
+
+    def _fast(self, original):
+        calls = self
+
+        @functools.wraps(original)
+        def forward(module, *args, **kwargs):
+            if torch.compiler.is_compiling():
+                return original(module, *args, **kwargs)
+            return calls._around(original, module, args, kwargs)
+        return forward
+
+    def _around(self, original, module, args, kwargs):
+        local, recorder = self._state(), self.recorder
+        encoder = isinstance(module, torch.nn.TransformerEncoder)
+        mha_before = local.mha
+        recorder.hush(1)  # its F.multi_head_attention_forward is recorded from here
+        local.encoders += encoder
+        try:
+            out = original(module, *args, **kwargs)
+        finally:
+            recorder.hush(-1)
+            local.encoders -= encoder
         try:
             if isinstance(module, torch.nn.MultiheadAttention):
-                self.local.mha += 1
-                self.recorder.record("mha", _mha_call, (module, _bound(_MHA_NAMES, args, kwargs)))
-            elif isinstance(module, torch.nn.TransformerEncoderLayer) and self.local.mha == mha_before:
+                local.mha += 1
+                recorder.record("mha", _mha_call, (module, _bound(_MHA_NAMES, args, kwargs)))
+            elif isinstance(module, torch.nn.TransformerEncoderLayer) and local.mha == mha_before:
                 a = _bound(_LAYER_NAMES, args, kwargs)
-                if getattr(a.get("src"), "is_nested", False) and any(
-                        entry[3] for entry in stack):  # inside an encoder: its masks, at its end
-                    self.local.pending.append(module)
+                if getattr(a.get("src"), "is_nested", False) and local.encoders:
+                    local.pending.append(module)  # inside an encoder: its masks, at its end
                 else:
                     self._layer(module, a.get("src"), a.get("src_mask"), a.get("src_key_padding_mask"),
                                 a.get("is_causal"))
-            elif isinstance(module, torch.nn.TransformerEncoder) and self.local.pending:
+            elif encoder and local.pending:
                 a = _bound(_ENCODER_NAMES, args, kwargs)
-                pending, self.local.pending = self.local.pending, []
+                pending, local.pending = local.pending, []
                 for layer in pending:
                     self._layer(layer, a.get("src"), a.get("mask"), a.get("src_key_padding_mask"), a.get("is_causal"))
         except Exception:  # noqa: BLE001 - a recording error must not reach the run (record() notes its own)
             pass
+        return out
 
     def _layer(self, layer, src, mask, padding, is_causal) -> None:
-        record = self.recorder.record("mha", _layer_call, (layer, src, mask, padding, is_causal,
-                                                           self.names.get(id(layer))))
-        return record
+        # (the path is read as the call is described: after the record's walk has named the modules)
+        self.recorder.record("mha", _layer_call, (layer, src, mask, padding, is_causal, self.names))
 
-
-#: what enter / leave watch in a module of a class: (_bypasses(cls), is one of _FAST), or _NOTHING
-_WATCH: dict = {}
-_NOTHING = (None, False)
-
-
-def _watch(cls) -> tuple:
-    watch = (_bypasses(cls), issubclass(cls, _FAST))
-    _WATCH[cls] = _NOTHING if watch == _NOTHING else watch
-    return _WATCH[cls]
+    def forward_record(self, kwargs: dict, where: dict) -> None:
+        """An outermost forward given position_ids (sites.Sites.on_forward)."""
+        positions = kwargs.get("position_ids")
+        # (one position a row, as in a decode step, cannot restart: nothing to record)
+        if isinstance(positions, torch.Tensor) and positions.shape[-1] > 1:
+            self.recorder.record("forward", _positions, (positions, kwargs.get("attention_mask")), where=where)
 
 
 #: class -> the index of `attention_mask` among its forward's parameters, or
@@ -183,7 +205,8 @@ def _mha_call(entry: tuple, store) -> dict:
 
 
 def _layer_call(entry: tuple, store) -> dict:
-    layer, src, mask, padding, is_causal, path = entry
+    layer, src, mask, padding, is_causal, names = entry
+    path = names.get(id(layer))
     attention = layer.self_attn
     if padding is not None:
         batch, rows = padding.shape[0], padding.shape[-1]
