@@ -26,6 +26,25 @@ def dumps(document, *, indent: int | None = 2, ascii: bool = False, default=None
         raise MaskattnError("json_not_finite", where=where[0], value=where[1]) from None
 
 
+def line_writer(default=None):
+    """`dumps(document, indent=None, ascii=True, default=default)` for many
+    documents (capture's calls, one line each): the encoder is made once,
+    not at every call as json.dumps makes it."""
+    encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, default=default).encode
+
+    def dumps_line(document) -> str:
+        try:
+            return encode(document)
+        except ValueError:
+            where = not_finite_at(document, default)
+            if where is None:
+                raise
+            from maskattn_tui.errors import MaskattnError
+
+            raise MaskattnError("json_not_finite", where=where[0], value=where[1]) from None
+    return dumps_line
+
+
 def dump(document, file, *, indent: int | None = 2, ascii: bool = False, default=None) -> None:
     """`dumps` into an open text file (nothing written when refused)."""
     file.write(dumps(document, indent=indent, ascii=ascii, default=default))

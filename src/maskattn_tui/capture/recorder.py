@@ -9,10 +9,10 @@ its own file; the manifest (manifest.py) joins them."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 
+from maskattn_tui import strict_json
 from maskattn_tui.capture.sites import Sites
 from maskattn_tui.capture.store import MaskStore
 from maskattn_tui.capture.weights import QkStore
@@ -147,8 +147,8 @@ class Recorder:
                 self._write(pending)
 
 
-#: One encoder for every line (json.dumps makes one a call): strict JSON (no NaN), ASCII, one line.
-_ENCODE = json.JSONEncoder(ensure_ascii=True, allow_nan=False, default=lambda v: _plain(v)).encode
+#: strict JSON (no NaN), ASCII, one line; one encoder for every line
+_ENCODE = strict_json.line_writer(default=lambda v: _plain(v))
 
 
 class _Within:
