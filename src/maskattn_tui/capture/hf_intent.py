@@ -180,8 +180,14 @@ def attr(obj, name: str):
     """getattr(obj, name, None), the instance's own dict first: an absent
     attribute costs nn.Module's __getattr__ and an AttributeError (microseconds,
     at every layer of every step) that the dict lookup does not."""
-    found = getattr(obj, "__dict__", {}).get(name, _ABSENT)
+    try:  # (object's own lookup: a transformers config overrides __getattribute__, in Python)
+        found = _object_attribute(obj, "__dict__").get(name, _ABSENT)
+    except (AttributeError, TypeError):
+        found = _ABSENT
     return getattr(obj, name, None) if found is _ABSENT else found
+
+
+_object_attribute = object.__getattribute__
 
 
 def layer_type(module) -> str | None:

@@ -50,9 +50,9 @@ def padding_runs(padding: torch.Tensor) -> dict:
     # each run found by list.index (a scan in C): Python work per run, not per key; numpy's or torch's
     # per-call cost is tens of microseconds inside a decode step, which builds this every step
     head = padding.detach()[:RUN_ROWS]
-    if head.device.type == "cpu" and head.dtype == torch.bool:
-        rows = head.numpy().tolist()  # (no torch op: each costs microseconds, and a decode step makes this)
-    else:
+    try:  # numpy on the tensor's own memory: a torch op costs microseconds, and a decode step makes this
+        rows = (head.numpy() != 0).tolist()
+    except (RuntimeError, TypeError):  # another device, bfloat16
         rows = (head != 0).cpu().tolist()
     for row in rows:
         found, at, size = [], 0, len(row)
