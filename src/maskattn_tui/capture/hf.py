@@ -8,19 +8,21 @@ back as they were when capture ends. Without transformers: nothing."""
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 import threading
 
 import torch
 
 from maskattn_tui.capture import tables, weights
+from maskattn_tui.capture.after_import import AfterImport
 from maskattn_tui.capture.hf_intent import Built, CacheWatch, attr, builder_context, call_intent, layer_type
 
 
 def _transformers(loading: bool = False):
     """transformers, only once the user's program has imported it: capture
     never makes a torch-only script import it (install() runs again when
-    transformers.modeling_utils has been imported: see _AfterImport).
+    transformers.modeling_utils has been imported: see after_import.py).
     `loading`: called as modeling_utils has just run, still marked as
     being imported."""
     loaded = sys.modules.get("transformers.modeling_utils")  # (masking_utils then costs little)
@@ -46,7 +48,7 @@ class HfHooks:
         self.caches = CacheWatch()
         self.built = Built()
         self._local = threading.local()
-        self._serial = 0
+        self._serials = itertools.count()  # (next() on it is one step under the GIL: no two calls share one)
         self._finder = None
 
     installed = False
@@ -62,7 +64,9 @@ class HfHooks:
         found = _transformers(loading)
         if found is None:
             if self._finder is None:
-                self._finder = _AfterImport(self)
+                # once modeling_utils has run the hooks go in, before the script builds a model (its first
+                # forward is seen whole); each modeling file loaded later has its attention classes watched
+                self._finder = AfterImport(_transformers_module, self._imported)
                 sys.meta_path.insert(0, self._finder)
             return
         self.installed = True
@@ -90,8 +94,17 @@ class HfHooks:
         self._undo.append(self.caches.remove)
         self._follow_generate()
         for name, module in list(sys.modules.items()):
-            if name.startswith("transformers.models.") and ".modeling_" in name:
+            if _modeling_file(name):
                 self.watch_module(module)
+
+    def _imported(self, name: str, module) -> None:
+        try:
+            if name == "transformers.modeling_utils":
+                self.install(loading=True)
+            else:
+                self.watch_module(module)
+        except Exception:  # noqa: BLE001 - capture must not break the import
+            pass
 
     def watch_module(self, module) -> None:
         """The attention classes of a modeling module that may bypass the interface."""
@@ -117,8 +130,7 @@ class HfHooks:
             stack = getattr(local, "generating", None)
             if stack is None:
                 stack = local.generating = []
-            hooks._serial += 1
-            stack.append((hooks._serial, model))
+            stack.append((next(hooks._serials), model))
             try:
                 return original(model, *args, **kwargs)
             finally:
@@ -188,47 +200,13 @@ class HfHooks:
         return build
 
 
-class _AfterImport:
-    """A meta-path finder that lets transformers' modules load as usual and
-    then calls capture: once modeling_utils has run, transformers' hooks
-    go in (before the script builds a model: its first forward is seen
-    whole); each modeling file loaded later has its attention classes
-    watched."""
+def _modeling_file(name: str) -> bool:
+    return name.startswith("transformers.models.") and ".modeling_" in name
 
-    def __init__(self, hooks: HfHooks) -> None:
-        self.hooks = hooks
-        self._busy = False
 
-    def find_spec(self, name, path=None, target=None):
-        if self._busy or not name.startswith("transformers.") or not (
-                name == "transformers.modeling_utils" or name.startswith("transformers.models.")
-                and ".modeling_" in name):
-            return None
-        import importlib.util
-
-        self._busy = True
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            return None
-        finally:
-            self._busy = False
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        load, hooks = spec.loader.exec_module, self.hooks
-
-        def exec_module(module):
-            load(module)
-            try:
-                if name == "transformers.modeling_utils":
-                    hooks.install(loading=True)
-                else:
-                    hooks.watch_module(module)
-            except Exception:  # noqa: BLE001 - capture must not break the import
-                pass
-
-        spec.loader.exec_module = exec_module
-        return spec
+def _transformers_module(name: str) -> bool:
+    """transformers.modeling_utils, and each modeling file of a model."""
+    return name == "transformers.modeling_utils" or _modeling_file(name)
 
 
 def _put_back(registry, name: str, builder, had_local: bool) -> None:

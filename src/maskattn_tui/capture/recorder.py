@@ -102,18 +102,18 @@ class Recorder:
         local = self._local
         local.recorded = getattr(local, "recorded", 0) + 1
         within = getattr(local, "within", None)
-        try:
-            if where is None:
-                where = local.where = self.sites.locate(1, getattr(local, "site", None) if within is not None
-                                                        else None)
-        except Exception as exc:  # noqa: BLE001 - capture must not break the run
-            where = {"site_error": repr(exc)[:200]}
+        if where is None:
+            try:
+                where = self.sites.locate(1, getattr(local, "site", None) if within is not None else None)
+            except Exception as exc:  # noqa: BLE001 - capture must not break the run
+                where = {"site_error": repr(exc)[:200]}
+            local.where = where  # (the calls made inside this one share it: within())
         try:
             body = describe(entry, self.store)
         except Exception as exc:  # noqa: BLE001
             body = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             self.errors += 1
-        thread = getattr(local, "name", None) or self._thread_name()
+        thread = self._thread_name()
         with self._lock:
             index = self.count
             self.count += 1

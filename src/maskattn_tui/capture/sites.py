@@ -68,24 +68,48 @@ def near_frame(frame) -> str | None:
     return None
 
 
-def _above(frame) -> tuple[str | None, str | None, object]:
-    """From `frame` (the one calling a root module) up: the nearest library
-    frame, the nearest user frame, and whether a module call lies above
-    (then this is no root call)."""
-    near = user = None
+def _walk(frame, top=None, nested_stops: bool = False) -> tuple:
+    """From `frame` up: (the nearest library frame, the nearest user frame,
+    the innermost module called, the nearest layer_idx, the outermost
+    module call's frame, the frame the walk stopped at or None). It stops
+    at `top`'s frame (a root call marked by its pre-hook: what lies above
+    is known), or with `nested_stops` at the first module call of all."""
+    top_frame = top.frame if top is not None else -1
+    near = user = inner = layer = outer = None
+    kinds = _KINDS
     while frame is not None:
         code = frame.f_code
         if code is _CALL:
-            return near, user, True
-        if user is None:
-            shown, ours, library = _KINDS.get(code) or _kind(code)
+            if nested_stops:
+                return near, user, None, None, frame, frame
+            outer = frame
+            # (a frame id is reused once its call is over: the module says whether it is that call)
+            if id(frame) == top_frame and frame.f_locals.get("self") is top.module:
+                return near, user, inner if inner is not None else top.module, layer, outer, frame
+            if inner is None or layer is None:
+                module = frame.f_locals.get("self")
+                if inner is None:
+                    inner = module
+                if layer is None:
+                    layer = vars(module).get("layer_idx")  # (nn.Module's __getattr__ raises when absent)
+                    layer = layer if isinstance(layer, int) else None
+        elif user is None:
+            shown, ours, library = kinds.get(code) or _kind(code)
             if not ours:
                 here = f"{shown}:{frame.f_lineno}"
                 near = near or here
                 if not library:
                     user = here
         frame = frame.f_back
-    return near, user, False
+    return near, user, inner, layer, outer, None
+
+
+def _above(frame) -> tuple[str | None, str | None, bool]:
+    """From `frame` (the one calling a root module) up: the nearest library
+    frame, the nearest user frame, and whether a module call lies above
+    (then this is no root call)."""
+    near, user, _, _, _, stopped = _walk(frame, nested_stops=True)
+    return near, user, stopped is not None
 
 
 def _inside(model, module) -> bool:
@@ -235,37 +259,11 @@ class Sites:
         if within is not None:
             return {**within, "frame": near_frame(frame)}
         top = getattr(self.local, "top", None)
-        top_frame = top.frame if top is not None else -1
-        near = user = inner = layer = outer = None
-        kinds = _KINDS
-        while frame is not None:
-            code = frame.f_code
-            if code is _CALL:
-                outer = frame
-                # (a frame id is reused once its call is over: the module says whether it is that call)
-                if id(frame) == top_frame and frame.f_locals.get("self") is top.module:
-                    if inner is None:
-                        inner = top.module
-                    break
-                if inner is None or layer is None:
-                    module = frame.f_locals.get("self")
-                    if inner is None:
-                        inner = module
-                    if layer is None:
-                        layer = vars(module).get("layer_idx")  # (nn.Module's __getattr__ raises when absent)
-                        layer = layer if isinstance(layer, int) else None
-            elif user is None:
-                shown, ours, library = kinds.get(code) or _kind(code)
-                if not ours:
-                    here = f"{shown}:{frame.f_lineno}"
-                    near = near or here
-                    if not library:
-                        user = here
-            frame = frame.f_back
+        near, user, inner, layer, outer, stopped = _walk(frame, top)
         if outer is None:  # outside any module
             return {"site": None, "layer": None, "forward": None, "generate_step": None, "frame": near,
                     "user_frame": user}
-        if frame is None:  # walked to the top: this forward's root was not marked yet
+        if stopped is None:  # walked to the top: this forward's root was not marked yet
             root = outer.f_locals.get("self")
             kwargs = outer.f_locals.get("kwargs")
             above_near, above_user, _ = _above(outer.f_back)
