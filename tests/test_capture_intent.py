@@ -355,3 +355,28 @@ def test_a_builder_overlay_leaves_the_table_only_reading(tmp_path, capsys):
     assert unknown["calls"] == [c["call"] for c in layers(cap.calls)]
     assert unknown["params"] == {"reason": "overlay", "overlays": "packed_sequence_mask"}
     assert [m["intent"] for m in doc["masks"]] == [None] and doc["masks"][0]["diagnosis"]["documents"] == [3, 4]
+
+
+def _config_seen(calls):
+    return [c["intent"]["config"]["attention_chunk_size"] for c in layers(calls)]
+
+
+def test_a_config_changed_between_calls_is_read_again(tmp_path):
+    """A layer's flags and config are read once a generate() call (or once
+    a forward outside one), not at every layer of every step: a change
+    between two calls shows in the second, and only there."""
+    from test_capture_hf import generate
+
+    model = llama("sdpa")
+    with torch.no_grad(), capture(tmp_path / "gen") as cap:
+        generate(model)
+        model.config.attention_chunk_size = 7  # (a field Llama's masks ignore; the intent records it)
+        generate(model)
+    seen = _config_seen(cap.calls)
+    assert len(seen) == 12 and seen == [None] * 6 + [7] * 6
+    model.config.attention_chunk_size = None
+    with torch.no_grad(), capture(tmp_path / "fwd") as cap:
+        model(input_ids=IDS, attention_mask=ATTENTION)
+        model.config.attention_chunk_size = 5
+        model(input_ids=IDS, attention_mask=ATTENTION)
+    assert _config_seen(cap.calls) == [None, None, 5, 5]

@@ -115,3 +115,48 @@ def test_a_script_ending_with_os_exit_keeps_every_finished_forward(tmp_path):
     assert done.returncode == 0, done.stderr
     assert [(c["site"], c["forward"]) for c in _written(folder)] == [
         (site, forward) for forward in range(3) for site in ("0", "1")]
+
+
+WHERE = ("site", "layer", "forward", "generate_step", "frame", "user_frame", "within")
+
+
+def _wheres(calls):
+    return [(c["kind"], *(c.get(k) for k in WHERE)) for c in calls]
+
+
+def test_an_hf_call_named_from_its_module_as_the_full_walk_names_it(tmp_path, monkeypatch):
+    """An HF attention call is named from the module it is given (only the
+    code of its frames is read): the same names, frames and steps as the
+    walk that reads every module frame, also with code of the user's own
+    between the model and the attention (then that is the call's user frame)."""
+    pytest.importorskip("transformers")
+    from test_capture_hf import generate, llama
+
+    from maskattn_tui.capture.sites import Sites
+
+    model = llama("sdpa")
+    layer = model.model.layers[1]
+    own = type(layer).forward
+
+    def users_forward(*args, **kwargs):
+        return own(*args, **kwargs)  # the user's frame between the model and layer 1's attention
+
+    layer.forward = users_forward.__get__(layer)
+    runs = []
+    for walk in (False, True):
+        if walk:
+            monkeypatch.setattr(Sites, "locate_module", lambda self, module, depth: self.locate(depth + 1))
+        with torch.no_grad(), capture(tmp_path / str(walk)) as cap:
+            generate(model)
+            generate(model)
+        runs.append(_wheres(cap.calls))
+    assert runs[0] == runs[1]
+    hf = [w for w in runs[0] if w[0] == "hf"]
+    assert len(hf) == 12 and {w[1] for w in hf} == {"model.layers.0.self_attn", "model.layers.1.self_attn"}
+    import inspect
+
+    users = {w[6] for w in hf if w[2] == 1}
+    line = own_line = inspect.getsourcelines(users_forward)[1] + 1
+    assert users == {f"tests/test_capture_naming.py:{own_line}"}  # layer 1's calls: the user's line
+    line = inspect.getsourcelines(generate)[1] + 1  # layer 0's: the line calling generate()
+    assert {w[6] for w in hf if w[2] == 0} == {f"tests/test_capture_hf.py:{line}"}

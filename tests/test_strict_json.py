@@ -114,3 +114,29 @@ def test_one_writer():
     writers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                      if "json.dump" in p.read_text(encoding="utf-8").replace("strict_json.dump", ""))
     assert writers == ["strict_json.py"]
+
+
+def test_a_line_with_encoded_parts_reads_as_the_plain_line():
+    """Capture's calls splice a part encoded once (a mask's description
+    every layer of a step shares) into each line: the line must parse to the
+    very document a plain encoding gives, whatever the part holds."""
+    line, encoded = strict_json.line_writer(default=float, spliced=("mask", "intent"))
+    mask = {"from": "attn_mask", "hashes": [["ab"], ["cd"]], "note": 'a "quoted" \u4e2d \x1b'}
+    config = {"model_type": "llama", "sliding_window": None}
+    intent = encoded({"layer": 1, "q_pos": [[0, 16]]}, {"config": encoded(config), "module": encoded({})})
+    assert json.loads(intent.text) == intent.value == {"layer": 1, "q_pos": [[0, 16]], "config": config, "module": {}}
+    empty = encoded({}, {"config": encoded(config)})
+    assert json.loads(empty.text) == {"config": config}
+    document = {"index": 3, "kind": "hf", "mask": encoded(mask), "intent": intent, "other": encoded(mask).value}
+    text = line(document)
+    assert text.isascii() and "\n" not in text
+    plain = {**document, "mask": mask, "intent": intent.value}
+    assert json.loads(text) == plain == json.loads(json.dumps(plain))
+    assert isinstance(document["mask"], strict_json.Encoded)  # the caller's document is left as it was
+    # a part is strict too: its NaN is refused where it is made, naming where it sits
+    with pytest.raises(MaskattnError) as exc:
+        encoded({"min": NAN})
+    assert exc.value.params["where"] == "$.min"
+    # an Encoded under a key not spliced is no JSON value
+    with pytest.raises(TypeError):
+        line({"index": 1, "elsewhere": encoded(mask)})

@@ -26,13 +26,28 @@ def dumps(document, *, indent: int | None = 2, ascii: bool = False, default=None
         raise MaskattnError("json_not_finite", where=where[0], value=where[1]) from None
 
 
-def line_writer(default=None):
-    """`dumps(document, indent=None, ascii=True, default=default)` for many
-    documents (capture's calls, one line each): the encoder is made once,
-    not at every call as json.dumps makes it."""
+class Encoded:
+    """A part of a line encoded once and written as it is wherever it
+    recurs (the description of the mask every layer of a decode step
+    gets, a layer's config): `value` the document, `text` its JSON."""
+
+    __slots__ = ("value", "text")
+
+    def __init__(self, value, text: str) -> None:
+        self.value, self.text = value, text
+
+
+def line_writer(default=None, spliced: tuple = ()):
+    """(dumps_line, encoded): `dumps(document, indent=None, ascii=True,
+    default=default)` for many documents (capture's calls, one line each),
+    with the encoder made once, not at every call as json.dumps makes it;
+    `encoded(value, parts)` an Encoded of `value` (a dict) with the
+    Encoded `parts` added as its last keys. A value of the top-level keys
+    `spliced` may be an Encoded: its text goes in as it is (a JSON object's
+    keys have no order)."""
     encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, default=default).encode
 
-    def dumps_line(document) -> str:
+    def strict(document) -> str:
         try:
             return encode(document)
         except ValueError:
@@ -42,7 +57,30 @@ def line_writer(default=None):
             from maskattn_tui.errors import MaskattnError
 
             raise MaskattnError("json_not_finite", where=where[0], value=where[1]) from None
-    return dumps_line
+
+    def joined(document: dict, parts: dict) -> str:
+        text = strict(document)
+        if not parts:
+            return text
+        tail = "".join(f", {encode(key)}: {part.text}" for key, part in parts.items())
+        return "{" + tail[2:] + "}" if text == "{}" else text[:-1] + tail + "}"
+
+    def dumps_line(document) -> str:
+        parts = None
+        for key in spliced:
+            value = document.get(key)
+            if type(value) is Encoded:
+                if parts is None:
+                    parts, document = {}, dict(document)
+                parts[key] = document.pop(key)
+        return strict(document) if parts is None else joined(document, parts)
+
+    def encoded(value: dict, parts: dict | None = None) -> Encoded:
+        if parts:
+            return Encoded({**value, **{key: part.value for key, part in parts.items()}}, joined(value, parts))
+        return Encoded(value, strict(value))
+
+    return dumps_line, encoded
 
 
 def dump(document, file, *, indent: int | None = 2, ascii: bool = False, default=None) -> None:

@@ -16,7 +16,7 @@ import torch
 
 from maskattn_tui.capture import tables, weights
 from maskattn_tui.capture.after_import import AfterImport
-from maskattn_tui.capture.hf_intent import Built, CacheWatch, attr, builder_context, call_intent, layer_type
+from maskattn_tui.capture.hf_intent import Built, CacheWatch, Facts, attr, builder_context, call_intent, layer_type
 
 
 def _transformers(loading: bool = False):
@@ -47,6 +47,7 @@ class HfHooks:
         #: the intent side (hf_intent.py): cache positions, which builder made a mask
         self.caches = CacheWatch()
         self.built = Built()
+        self.facts = Facts()
         self._local = threading.local()
         self._serials = itertools.count()  # (next() on it is one step under the GIL: no two calls share one)
         self._finder = None
@@ -167,13 +168,17 @@ class HfHooks:
                     return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
                 module, mask = named.get("module"), named.get("attention_mask")
                 try:
-                    intent = (hooks.caches.take(attr(module, "layer_idx"), named["key"]),
-                              hooks.built.of(mask, query.shape[-2], recorder.sites.forward, module),
-                              recorder.sites.forward)
-                except Exception:  # noqa: BLE001 - capture must not break the run
-                    intent = (None, (None, None), None)
+                    generating = hooks.generating()
+                    forward = recorder.sites.forward
+                    # (a module's flags and config are read once a generate() call, or once a forward)
+                    facts = hooks.facts.of(module, generating[0] if generating is not None else (forward,))
+                    intent = (facts, hooks.caches.take(attr(module, "layer_idx"), named["key"]),
+                              hooks.built.of(mask, query.shape[-2], forward, module))
+                except Exception as exc:  # noqa: BLE001 - capture must not break the run
+                    intent = exc
                 entry = (module, query, named["key"], mask, implementation, kwargs, recorder.qk, intent)
-                index = recorder.record("hf", _hf_call, entry)
+                index = recorder.record("hf", _hf_call, entry,
+                                        module=module if isinstance(module, torch.nn.Module) else None)
                 with recorder.within(index, query.shape[-2]):
                     return fn(*args, **kwargs)
 
@@ -219,13 +224,14 @@ def _put_back(registry, name: str, builder, had_local: bool) -> None:
 def _hf_call(entry: tuple, store) -> dict:
     module, query, key, mask, implementation, kwargs, qk, intent = entry
     rows, keys = query.shape[-2], key.shape[-2]
-    window = kwargs.get("sliding_window")
+    window, softcap, scale = kwargs.get("sliding_window"), kwargs.get("softcap"), kwargs.get("scaling")
+    facts = intent[0] if isinstance(intent, tuple) else (attr(module, "is_causal"), layer_type(module))
     out = {"implementation": implementation, "q_len": rows, "k_len": keys, "batch": query.shape[0],
            "heads": query.shape[1], "kv_heads": key.shape[1], "dtype": str(query.dtype).removeprefix("torch."),
            "sliding_window": window if isinstance(window, int) else None,
-           "softcap": kwargs.get("softcap") if isinstance(kwargs.get("softcap"), (int, float)) else None,
-           "scale": kwargs.get("scaling") if isinstance(kwargs.get("scaling"), (int, float)) else None,
-           "module_is_causal": attr(module, "is_causal"), "layer_type": layer_type(module)}
+           "softcap": softcap if isinstance(softcap, (int, float)) else None,
+           "scale": scale if isinstance(scale, (int, float)) else None,
+           "module_is_causal": facts[0], "layer_type": facts[1]}
     if isinstance(mask, torch.Tensor):
         try:
             out["mask"] = tables.sdpa_mask(store, mask, False, rows, keys)
@@ -238,7 +244,9 @@ def _hf_call(entry: tuple, store) -> dict:
         out["weights"] = weights.keep(qk, query, key, scale if isinstance(scale, (int, float)) else None,
                                       out["softcap"])
     try:
-        out["intent"] = call_intent(module, query, key, kwargs, *intent)
+        if not isinstance(intent, tuple):
+            raise intent
+        out["intent"] = call_intent(intent[0], query, key, kwargs, intent[1], intent[2])
     except Exception as exc:  # noqa: BLE001 - the call itself stays recorded (the doctor reads its table alone)
         out["intent"], out["intent_error"] = None, f"{type(exc).__name__}: {exc}"[:300]
     return out

@@ -24,6 +24,9 @@ import weakref
 
 import torch
 
+from maskattn_tui.capture.encoding import encoded
+from maskattn_tui.strict_json import Encoded
+
 #: the builders of transformers.masking_utils, by what they mean
 BUILDERS = ("create_causal_mask", "create_sliding_window_causal_mask", "create_chunked_causal_mask",
             "create_bidirectional_mask", "create_bidirectional_sliding_window_mask")
@@ -198,29 +201,47 @@ def layer_type(module) -> str | None:
     return None
 
 
-#: (config, forward, its CONFIG_FIELDS): every layer of a forward reads the same config, and a
-#: transformers config's attribute lookup costs microseconds each (the last one only: no growth)
-_FIELDS: list = [None, None, None]
+class Facts:
+    """What an HF attention module and its config say of its rule (its
+    flags, its layer's type, the config's CONFIG_FIELDS), read once per
+    module per `epoch` (a generate() call, or a forward outside one): a
+    transformers config's attribute lookup costs microseconds each, and
+    every layer of every step would read them again. `of` gives
+    (module_is_causal, layer_type, layer, cross, the intent's Encoded
+    config and module parts)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple] = {}
+
+    def of(self, module, epoch) -> tuple:
+        known = self._by_id.get(id(module))
+        if known is not None and known[0] == epoch and known[1]() is module:
+            return known[2]
+        config = attr(module, "config")
+        index = attr(module, "layer_idx")
+        own = {"is_causal": _plain(attr(module, "is_causal")), "is_decoder": _plain(attr(module, "is_decoder")),
+               "is_sliding": _plain(attr(module, "is_sliding")),
+               "sliding_window": _plain(attr(module, "sliding_window"))}
+        fields = {name: _plain(getattr(config, name, None)) for name in CONFIG_FIELDS}
+        facts = (attr(module, "is_causal"), layer_type(module), index if isinstance(index, int) else None,
+                 bool(own["is_decoder"]) and own["is_causal"] is False,  # a decoder's cross-attention
+                 {"config": encoded(fields), "module": encoded(own)})
+        try:
+            ref = weakref.ref(module)
+        except TypeError:
+            return facts
+        if len(self._by_id) > 1024:
+            self._by_id.clear()
+        self._by_id[id(module)] = (epoch, ref, facts)
+        return facts
 
 
-def _config_fields(config, forward: int | None) -> dict:
-    if forward is None or _FIELDS[0] is not config or _FIELDS[1] != forward:
-        _FIELDS[:] = config, forward, {name: _plain(getattr(config, name, None)) for name in CONFIG_FIELDS}
-    return _FIELDS[2]
-
-
-def call_intent(module, query, key, kwargs: dict, positions: dict | None, builder: tuple,
-                forward: int | None = None) -> dict:
-    """The `intent` record of one HF attention call (docs/capture.md);
-    `forward`: the call's forward number (its config is read once a forward)."""
-    config = attr(module, "config")
-    index = attr(module, "layer_idx")
-    fields = _config_fields(config, forward)
-    own = {"is_causal": _plain(attr(module, "is_causal")), "is_decoder": _plain(attr(module, "is_decoder")),
-           "is_sliding": _plain(attr(module, "is_sliding")), "sliding_window": _plain(attr(module, "sliding_window"))}
+def call_intent(facts: tuple, query, key, kwargs: dict, positions: dict | None, builder: tuple) -> Encoded:
+    """The `intent` record of one HF attention call (docs/capture.md), of
+    its module's Facts."""
+    _, kind, index, cross, parts = facts
     rows, slots = query.shape[-2], key.shape[-2]
-    cross = bool(own["is_decoder"]) and own["is_causal"] is False
-    if cross:  # a decoder's cross-attention: its keys are the encoder's tokens
+    if cross:  # its keys are the encoder's tokens
         where = {"positions": "encoder", "q_pos": None, "k_pos": [[0, slots]],
                  **{k: v for k, v in (positions or {}).items() if k in ("cache", "cache_layer")}}
     elif positions is not None and sum(c for _, c in positions["q_pos"]) == rows:
@@ -231,8 +252,8 @@ def call_intent(module, query, key, kwargs: dict, positions: dict | None, builde
         where = {"positions": "assumed", "q_pos": [[max(slots - rows, 0), rows]], "k_pos": [[0, slots]]}
     index_of, record = builder
     window = kwargs.get("sliding_window")
-    return {"builder": (record or {}).get("builder"), "builder_call": index_of,
-            "overlays": (record or {}).get("overlays", []), "layer": index if isinstance(index, int) else None,
-            "layer_type": layer_type(module), "cross": cross,
-            "sliding_window": window if isinstance(window, int) and not isinstance(window, bool) else None,
-            "config": fields, "module": own, **where}
+    return encoded({"builder": (record or {}).get("builder"), "builder_call": index_of,
+                    "overlays": (record or {}).get("overlays", []), "layer": index, "layer_type": kind,
+                    "cross": cross,
+                    "sliding_window": window if isinstance(window, int) and not isinstance(window, bool) else None,
+                    **where}, parts)

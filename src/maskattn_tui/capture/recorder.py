@@ -12,7 +12,7 @@ import contextlib
 import os
 import threading
 
-from maskattn_tui import strict_json
+from maskattn_tui.capture.encoding import line as _ENCODE
 from maskattn_tui.capture.sites import Sites
 from maskattn_tui.capture.store import MaskStore
 from maskattn_tui.capture.weights import QkStore
@@ -93,8 +93,9 @@ class Recorder:
         """The query length of the HF attention call this one runs inside."""
         return getattr(self._local, "q_len", None)
 
-    def record(self, kind: str, describe, entry, where: dict | None = None) -> int | None:
-        """One call: where it ran (`where`, or found from the frames), what
+    def record(self, kind: str, describe, entry, where: dict | None = None, module=None) -> int | None:
+        """One call: where it ran (`where`, or found from the frames; from
+        `module`, the module it was made for, when given), what
         `describe(entry, store)` says of its arguments. Never raises: a
         failure is written as `error`."""
         if self._file is None:
@@ -104,7 +105,8 @@ class Recorder:
         within = getattr(local, "within", None)
         if where is None:
             try:
-                where = self.sites.locate(1, getattr(local, "site", None) if within is not None else None)
+                where = self.sites.locate(1, getattr(local, "site", None)) if within is not None \
+                    else self.sites.locate(1) if module is None else self.sites.locate_module(module, 1)
             except Exception as exc:  # noqa: BLE001 - capture must not break the run
                 where = {"site_error": repr(exc)[:200]}
             local.where = where  # (the calls made inside this one share it: within())
@@ -147,10 +149,6 @@ class Recorder:
                 self._write(pending)
 
 
-#: strict JSON (no NaN), ASCII, one line; one encoder for every line
-_ENCODE = strict_json.line_writer(default=lambda v: _plain(v))
-
-
 class _Within:
     """Recorder.within's context (a class: a generator's context costs
     several times more, and every HF layer call enters one)."""
@@ -167,11 +165,3 @@ class _Within:
 
     def __exit__(self, *exc) -> None:
         self.local.within, self.local.q_len, self.local.site = self.previous
-
-
-def _plain(value):
-    """Numbers from torch (SymInt, 0-d tensors) as plain numbers."""
-    try:
-        return float(value) if not isinstance(value, bool) else bool(value)
-    except (TypeError, ValueError):
-        return repr(value)

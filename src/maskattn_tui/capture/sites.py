@@ -188,10 +188,14 @@ class Sites:
         if frame is None:
             return
         caller, generating = frame.f_back, self.generating()
-        if generating is not None and caller is not None:
+        anchor = caller  # the nearest frame above outside torch (Module._wrapped_call_impl is new every call)
+        while anchor is not None and anchor.f_code is not _CALL and (_KINDS.get(anchor.f_code)
+                                                                      or _kind(anchor.f_code))[1]:
+            anchor = anchor.f_back
+        if generating is not None and anchor is not None:
             # inside one generate() the frames above its model calls are the same at every step (the
-            # caller's frame lives as long as the generate() call: its id is this call's)
-            key = (generating[0], id(caller), caller.f_code, caller.f_lasti)
+            # anchor's frame, generate()'s own, lives as long as the generate() call: its id is this call's)
+            key = (generating[0], id(anchor), anchor.f_code, anchor.f_lasti)
             known = self._above_roots.get(key)
             if known is None:
                 if len(self._above_roots) > 64:
@@ -276,6 +280,39 @@ class Sites:
         return {"site": site, "layer": layer if isinstance(layer, int) else None, "forward": top.forward,
                 "generate_step": top.step, "frame": near or top.near, "user_frame": user or top.user}
 
+
+    def locate_module(self, module, depth: int) -> dict:
+        """locate() for a call made with its module in hand (an HF attention
+        call is given its attention module): the site is that module's path
+        and the layer its layer_idx, so only the code of the frames up to
+        the root is read, no frame's locals (which cost tens of
+        microseconds a walk inside a decode step). locate() itself when the
+        root's end is not followed (its frame id then proves nothing), the
+        module has no path or no layer_idx, or the root is not above."""
+        top = getattr(self.local, "top", None)
+        site = self._names.get(id(module))
+        layer = vars(module).get("layer_idx") if site is not None else None
+        if top is None or not top.hooked or not isinstance(layer, int):
+            return self.locate(depth + 1)
+        frame = sys._getframe(depth + 1)
+        near = user = None
+        kinds, top_frame = _KINDS, top.frame
+        while frame is not None and id(frame) != top_frame:  # (a followed root's frame lives until its end)
+            code = frame.f_code
+            if code is not _CALL:
+                shown, ours, library = kinds.get(code) or _kind(code)
+                if not ours:
+                    here = f"{shown}:{frame.f_lineno}"
+                    near = near or here
+                    if not library:
+                        user = here
+                        break
+            frame = frame.f_back
+        else:
+            if frame is None:
+                return self.locate(depth + 1)
+        return {"site": site, "layer": layer, "forward": top.forward, "generate_step": top.step,
+                "frame": near or top.near, "user_frame": user or top.user}
 
 def _call_frame(frame):
     """The Module._call_impl frame a hook runs in (it calls the hook

@@ -51,32 +51,36 @@ class MaskStore:
         self.known: set[str] = {n[:-4] for n in os.listdir(self.folder) if n.endswith(".npy")}
         # id(base tensor) -> (weakref to it, {view: (_version, result)}): the same unchanged tensor again
         self._seen: dict[int, tuple] = {}
+        # (kind, rows, keys) -> the Encoded of the table is_causal or no mask means (tables.sdpa_mask)
+        self.fixed: dict[tuple, object] = {}
         # hash -> (has -inf, lowest finite value) of a float table
         self._ranges: dict[str, tuple] = {}
 
-    def slices(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
+    def slices(self, tensor: torch.Tensor, rows: int, keys: int, finish=None):
         """The slice map of a mask of any broadcast shape, as it applies to
         a call with `rows` queries and `keys` keys: {"batch": B', "heads":
         H', "hashes": [[hash per head] per batch]}, B' and H' being 1 where
         the mask does not vary along that axis. A tensor seen before,
         unchanged, is not read again; nor is the same view of it (the SDPA
         inside an HF layer gets a slice of the layer's mask): a view shares
-        its base's memory and `_version`, and the base is held weakly."""
+        its base's memory and `_version`, and the base is held weakly.
+        `finish(tensor, slice map)`, if given, makes what is returned (and
+        kept for the next time) of the slice map."""
         version = _version(tensor)
         if version is None:
-            return self._result(tensor, rows, keys)
+            return self._result(tensor, rows, keys, finish)
         base = tensor._base if tensor._base is not None else tensor
-        view = (tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, rows, keys)
+        view = (tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, rows, keys, finish)
         entry = self._seen.get(id(base))
         if entry is None or entry[0]() is not base:
             try:
                 entry = self._seen[id(base)] = (weakref.ref(base, self._forget(id(base))), {})
             except TypeError:
-                return self._result(tensor, rows, keys)
+                return self._result(tensor, rows, keys, finish)
         known = entry[1].get(view)
         if known is not None and known[0] == version:
             return known[1]
-        result = self._result(tensor, rows, keys)
+        result = self._result(tensor, rows, keys, finish)
         entry[1][view] = (version, result)
         return result
 
@@ -88,11 +92,11 @@ class MaskStore:
                 del seen[key]
         return forget
 
-    def _result(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
+    def _result(self, tensor: torch.Tensor, rows: int, keys: int, finish=None):
         result = self._cut(tensor, rows, keys)
         if tensor.is_floating_point():
             result = {**result, **self._range(result)}
-        return result
+        return result if finish is None else finish(tensor, result)
 
     def _cut(self, tensor: torch.Tensor, rows: int, keys: int) -> dict:
         t = tensor.detach()

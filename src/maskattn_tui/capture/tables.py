@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import torch
 
+from maskattn_tui.capture.encoding import encoded
 from maskattn_tui.capture.store import MaskStore
+from maskattn_tui.strict_json import Encoded
 
 #: A mask_mod is evaluated over at most this many cells (batch x heads x
 #: queries x keys; create_mask materialises them all).
@@ -70,18 +72,29 @@ def padding_runs(padding: torch.Tensor) -> dict:
     return {"runs": runs, "rows_left_out": max(0, padding.shape[0] - RUN_ROWS)}
 
 
-def sdpa_mask(store: MaskStore, mask, is_causal: bool, rows: int, keys: int) -> dict:
+def sdpa_mask(store: MaskStore, mask, is_causal: bool, rows: int, keys: int) -> Encoded:
     """attn_mask as given (True / 0.0 = attend), or the table is_causal
     means: torch's is_causal is top-left (query i sees keys 0..i) whatever
-    the lengths, so a single query over a cache sees key 0 only."""
+    the lengths, so a single query over a cache sees key 0 only. Made once
+    per mask tensor version and call shape (every layer of a step shares
+    it), or per shape for is_causal and no mask."""
     if mask is not None:
-        polarity = "attend" if mask.dtype == torch.bool else "additive"
-        return {"from": "attn_mask", "polarity": polarity, **describe(mask, values=False),
-                **store.slices(mask, rows, keys)}
-    if is_causal:
-        table = torch.ones(rows, keys, dtype=torch.bool).tril()
-        return {"from": "is_causal", "table": "top-left", "polarity": "attend", **_one(store.put(table))}
-    return {"from": "none", "polarity": "attend", **_one(store.put(torch.ones(rows, keys, dtype=torch.bool)))}
+        return store.slices(mask, rows, keys, _given)
+    kind = "is_causal" if is_causal else "none"
+    known = store.fixed.get((kind, rows, keys))
+    if known is None:
+        table = torch.ones(rows, keys, dtype=torch.bool)
+        head = {"from": "is_causal", "table": "top-left"} if is_causal else {"from": "none"}
+        known = encoded({**head, "polarity": "attend", **_one(store.put(table.tril() if is_causal else table))})
+        if len(store.fixed) > 256:
+            store.fixed.clear()
+        store.fixed[(kind, rows, keys)] = known
+    return known
+
+
+def _given(mask: torch.Tensor, slices: dict) -> Encoded:
+    polarity = "attend" if mask.dtype == torch.bool else "additive"
+    return encoded({"from": "attn_mask", "polarity": polarity, **describe(mask, values=False), **slices})
 
 
 def _one(digest: str) -> dict:
