@@ -31,10 +31,17 @@ class Encoded:
     recurs (the description of the mask every layer of a decode step
     gets, a layer's config): `value` the document, `text` its JSON."""
 
-    __slots__ = ("value", "text")
+    __slots__ = ("_value", "_parts", "text")
 
-    def __init__(self, value, text: str) -> None:
-        self.value, self.text = value, text
+    def __init__(self, value, text: str, parts: dict | None = None) -> None:
+        self._value, self._parts, self.text = value, parts, text
+
+    @property
+    def value(self):
+        """The document (with its parts' documents as its last keys)."""
+        if not self._parts:
+            return self._value
+        return {**self._value, **{key: part.value for key, part in self._parts.items()}}
 
 
 def line_writer(default=None, spliced: tuple = ()):
@@ -76,9 +83,7 @@ def line_writer(default=None, spliced: tuple = ()):
         return strict(document) if parts is None else joined(document, parts)
 
     def encoded(value: dict, parts: dict | None = None) -> Encoded:
-        if parts:
-            return Encoded({**value, **{key: part.value for key, part in parts.items()}}, joined(value, parts))
-        return Encoded(value, strict(value))
+        return Encoded(value, joined(value, parts), parts) if parts else Encoded(value, strict(value))
 
     return dumps_line, encoded
 

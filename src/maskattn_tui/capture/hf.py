@@ -161,22 +161,26 @@ class HfHooks:
             def attention(*args, **kwargs):
                 if torch.compiler.is_compiling():
                     return fn(*args, **kwargs)
-                # (module, query, key, value, attention_mask, ...), positional or by name
-                named = {**dict(zip(_ARGUMENTS, args)), **kwargs}
-                query = named.get("query")
-                if not isinstance(query, torch.Tensor) or not isinstance(named.get("key"), torch.Tensor):
+                # (module, query, key, value, attention_mask, ...), positional (as every modeling file
+                # calls it) or by name
+                if len(args) >= 5:
+                    module, query, key, _, mask = args[:5]
+                else:
+                    named = {**dict(zip(_ARGUMENTS, args)), **kwargs}
+                    module, query, key, mask = (named.get(name) for name in ("module", "query", "key",
+                                                                             "attention_mask"))
+                if not isinstance(query, torch.Tensor) or not isinstance(key, torch.Tensor):
                     return fn(*args, **kwargs)  # not the signature we know: run it, record nothing
-                module, mask = named.get("module"), named.get("attention_mask")
                 try:
                     generating = hooks.generating()
                     forward = recorder.sites.forward
                     # (a module's flags and config are read once a generate() call, or once a forward)
                     facts = hooks.facts.of(module, generating[0] if generating is not None else (forward,))
-                    intent = (facts, hooks.caches.take(attr(module, "layer_idx"), named["key"]),
+                    intent = (facts, hooks.caches.take(attr(module, "layer_idx"), key),
                               hooks.built.of(mask, query.shape[-2], forward, module))
                 except Exception as exc:  # noqa: BLE001 - capture must not break the run
                     intent = exc
-                entry = (module, query, named["key"], mask, implementation, kwargs, recorder.qk, intent)
+                entry = (module, query, key, mask, implementation, kwargs, recorder.qk, intent)
                 index = recorder.record("hf", _hf_call, entry,
                                         module=module if isinstance(module, torch.nn.Module) else None)
                 with recorder.within(index, query.shape[-2]):

@@ -49,13 +49,10 @@ def padding_runs(padding: torch.Tensor) -> dict:
     if padding.dim() != 2:
         return {"runs": None}
     runs = []
-    # each run found by list.index (a scan in C): Python work per run, not per key; numpy's or torch's
-    # per-call cost is tens of microseconds inside a decode step, which builds this every step
-    head = padding.detach()[:RUN_ROWS]
-    try:  # numpy on the tensor's own memory: a torch op costs microseconds, and a decode step makes this
-        rows = (head.numpy() != 0).tolist()
-    except (RuntimeError, TypeError):  # another device, bfloat16
-        rows = (head != 0).cpu().tolist()
+    # each run found by list.index (a scan in C): Python work per run, not per key; tolist() is the one
+    # torch call (a torch or numpy op costs several microseconds inside a decode step, which builds this)
+    head = padding if padding.shape[0] <= RUN_ROWS else padding[:RUN_ROWS]
+    rows = (head if head.dtype == torch.bool else head != 0).tolist()
     for row in rows:
         found, at, size = [], 0, len(row)
         while at < size:
