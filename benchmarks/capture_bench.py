@@ -5,7 +5,7 @@ and their ratio are printed; then one child process per side runs the
 forwards alone and reports its peak RSS (ru_maxrss), and the capture
 folder's size is measured.
 
-    python benchmarks/capture_bench.py [--runs 30] [--sizes toy,small,generate,big] [--folders DIR] [--json]
+    python benchmarks/capture_bench.py [--runs 30] [--sizes toy,small,generate,big[,deep]] [--folders DIR] [--json]
 
 toy:      2 layers, hidden 32, batch 2 x 16 tokens (a ~2 ms forward: the
           fixed cost per attention call shows)
@@ -14,10 +14,17 @@ small:    4 layers, hidden 256, 8 heads, batch 4 x 512 tokens, left-padded
 generate: a tiny Llama (2 layers, hidden 64), generate(max_new_tokens=16)
           on a left-padded batch of 2 x 16: 17 forwards of a few ms each,
           every layer's call recorded at every step
+deep:     the same generate on a deeper, wider random Llama (16 layers,
+          hidden 512: steps of ~10 ms, 16 layers' calls each); not run by
+          default
 big:      one SDPA call with a float [8,1,4096,4096] additive mask (causal,
           one batch row with 3 more keys hidden: two distinct tables);
           "first" is a new mask tensor under capture (8 slices hashed, 2
           written: 128 MiB), "with" the same unchanged tensor again
+
+"+N us CPU a call" is the capture's extra CPU time over the run's
+recorded calls: what carries over to a bigger model (a 32-layer decode step
+pays it for each of its calls, against a step that takes far longer).
 
 "with" is the second forward inside a capture (every call recorded, its
 new mask tensors hashed); "first" is the first one (it also names the
@@ -42,6 +49,7 @@ SIZES = {
     "toy": dict(layers=2, hidden=32, heads=4, kv_heads=2, batch=2, tokens=16, pad=3),
     "small": dict(layers=4, hidden=256, heads=8, kv_heads=4, batch=4, tokens=512, pad=100),
     "generate": dict(layers=2, hidden=64, heads=4, kv_heads=2, batch=2, tokens=16, pad=3, new=16),
+    "deep": dict(layers=16, hidden=512, heads=8, kv_heads=4, batch=2, tokens=16, pad=3, new=16),
 }
 
 
@@ -120,7 +128,11 @@ def pairs(size: str, runs: int) -> dict:
         calls = len(cap.calls) // 2
         disk = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(folder)
                    for name in names)
-    return {**_medians(times), "calls_per_forward": calls, "capture_kib": disk / 1024, "runs": runs}
+    medians = _medians(times)
+    # what a call costs: the figure that carries over to a bigger model, whose steps take longer
+    per_call = 1000 * (medians["with_cpu_ms"] - medians["without_cpu_ms"]) / calls if calls else None
+    return {**medians, "calls_per_forward": calls, "extra_cpu_us_per_call": per_call, "capture_kib": disk / 1024,
+            "runs": runs}
 
 
 def big_mask(runs: int) -> dict:
@@ -196,7 +208,8 @@ def main() -> None:
         if size == "big":
             results[size] = big_mask(max(3, args.runs // 6))
             continue
-        runs = args.runs if size == "toy" else max(5, args.runs // 2) if size == "generate" else max(3, args.runs // 6)
+        runs = args.runs if size == "toy" else max(5, args.runs // 2) if size in ("generate", "deep") \
+            else max(3, args.runs // 6)
         result = pairs(size, runs)
         result["peak_without_mib"] = peak_mib(size, False)
         result["peak_with_mib"] = peak_mib(size, True)
@@ -209,7 +222,9 @@ def main() -> None:
               f"(CPU {r['without_cpu_ms']:.2f} / {r['with_cpu_ms']:.2f} ms: {r['cpu_ratio']:.3f}x)  "
               f"first {r['first_ms']:9.2f} ms", end="")
         if "calls_per_forward" in r:
-            print(f"  ({r['calls_per_forward']} calls/run, capture {r['capture_kib']:.0f} KiB, "
+            each = r["extra_cpu_us_per_call"]
+            print(f"  ({r['calls_per_forward']} calls/run, "
+                  f"{'+%.0f us CPU a call, ' % each if each is not None else ''}capture {r['capture_kib']:.0f} KiB, "
                   f"peak RSS {r['peak_without_mib']:.0f} -> {r['peak_with_mib']:.0f} MiB, {r['runs']} pairs)")
         else:
             print(f"  ({r['runs']} runs)")
