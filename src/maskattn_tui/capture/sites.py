@@ -68,12 +68,14 @@ def near_frame(frame) -> str | None:
     return None
 
 
-def _walk(frame, top=None, nested_stops: bool = False) -> tuple:
+def _walk(frame, top=None, nested_stops: bool = False, modules: bool = True) -> tuple:
     """From `frame` up: (the nearest library frame, the nearest user frame,
     the innermost module called, the nearest layer_idx, the outermost
     module call's frame, the frame the walk stopped at or None). It stops
     at `top`'s frame (a root call marked by its pre-hook: what lies above
-    is known), or with `nested_stops` at the first module call of all."""
+    is known), or with `nested_stops` at the first module call of all.
+    modules=False: the module calls on the way are not read (the caller
+    knows its module; a frame's locals cost microseconds each)."""
     top_frame = top.frame if top is not None else -1
     near = user = inner = layer = outer = None
     kinds = _KINDS
@@ -86,7 +88,7 @@ def _walk(frame, top=None, nested_stops: bool = False) -> tuple:
             # (a frame id is reused once its call is over: the module says whether it is that call)
             if id(frame) == top_frame and frame.f_locals.get("self") is top.module:
                 return near, user, inner if inner is not None else top.module, layer, outer, frame
-            if inner is None or layer is None:
+            if modules and (inner is None or layer is None):
                 module = frame.f_locals.get("self")
                 if inner is None:
                     inner = module
@@ -280,39 +282,25 @@ class Sites:
         return {"site": site, "layer": layer if isinstance(layer, int) else None, "forward": top.forward,
                 "generate_step": top.step, "frame": near or top.near, "user_frame": user or top.user}
 
-
     def locate_module(self, module, depth: int) -> dict:
         """locate() for a call made with its module in hand (an HF attention
         call is given its attention module): the site is that module's path
         and the layer its layer_idx, so only the code of the frames up to
-        the root is read, no frame's locals (which cost tens of
-        microseconds a walk inside a decode step). locate() itself when the
-        root's end is not followed (its frame id then proves nothing), the
-        module has no path or no layer_idx, or the root is not above."""
+        the root is read, and no module frame's locals but the root's (they
+        cost microseconds each inside a decode step). locate() itself when the
+        root's end is not followed, the module has no path or no layer_idx,
+        or the root is not above."""
         top = getattr(self.local, "top", None)
         site = self._names.get(id(module))
         layer = vars(module).get("layer_idx") if site is not None else None
         if top is None or not top.hooked or not isinstance(layer, int):
             return self.locate(depth + 1)
-        frame = sys._getframe(depth + 1)
-        near = user = None
-        kinds, top_frame = _KINDS, top.frame
-        while frame is not None and id(frame) != top_frame:  # (a followed root's frame lives until its end)
-            code = frame.f_code
-            if code is not _CALL:
-                shown, ours, library = kinds.get(code) or _kind(code)
-                if not ours:
-                    here = f"{shown}:{frame.f_lineno}"
-                    near = near or here
-                    if not library:
-                        user = here
-                        break
-            frame = frame.f_back
-        else:
-            if frame is None:
-                return self.locate(depth + 1)
+        near, user, _, _, _, stopped = _walk(sys._getframe(depth + 1), top, modules=False)
+        if stopped is None:
+            return self.locate(depth + 1)
         return {"site": site, "layer": layer, "forward": top.forward, "generate_step": top.step,
                 "frame": near or top.near, "user_frame": user or top.user}
+
 
 def _call_frame(frame):
     """The Module._call_impl frame a hook runs in (it calls the hook
