@@ -5,7 +5,7 @@ and their ratio are printed; then one child process per side runs the
 forwards alone and reports its peak RSS (ru_maxrss), and the capture
 folder's size is measured.
 
-    python benchmarks/capture_bench.py [--runs 30] [--sizes toy,small,generate,big[,deep]] [--folders DIR] [--json]
+    python benchmarks/capture_bench.py [--runs 30] [--sizes toy,small,generate,big[,deep,floor]] [--folders DIR] [--json]
 
 toy:      2 layers, hidden 32, batch 2 x 16 tokens (a ~2 ms forward: the
           fixed cost per attention call shows)
@@ -17,6 +17,14 @@ generate: a tiny Llama (2 layers, hidden 64), generate(max_new_tokens=16)
 deep:     the same generate on a deeper, wider random Llama (16 layers,
           hidden 512: steps of ~10 ms, 16 layers' calls each); not run by
           default
+floor:    the tiny generate again, with capture's records cut down in
+          this benchmark's process only (a what-if, not an option of the
+          tool): "nothing" records no call (every hook still runs);
+          "new_facts" records only the two calls of each step that carry
+          something new (the mask builder's call and the first layer's
+          HF call: its new mask, its cache positions), as a capture that
+          wrote every other call as "like that one" at no cost would; not
+          run by default
 big:      one SDPA call with a float [8,1,4096,4096] additive mask (causal,
           one batch row with 3 more keys hidden: two distinct tables);
           "first" is a new mask tensor under capture (8 slices hashed, 2
@@ -169,6 +177,55 @@ def big_mask(runs: int) -> dict:
     return {**_medians(times), "runs": runs}
 
 
+def floor(runs: int) -> dict:
+    """The tiny generate without capture, with it, and with its records
+    cut down (see the module's docstring), interleaved in one run."""
+    import torch
+
+    from maskattn_tui import capture
+    from maskattn_tui.capture.recorder import Recorder
+
+    torch.set_num_threads(1)
+    model, ids, attention = model_and_batch("generate")
+    record = Recorder.record
+
+    def cut(keep):
+        def cut_record(self, kind, describe, entry, where=None, module=None):
+            if keep(kind, module):
+                return record(self, kind, describe, entry, where, module)
+            self.count += 1  # (the call's number is taken, as a "like" record would take it)
+            return self.count - 1
+        return cut_record
+
+    variants = {"full": record, "new_facts": cut(lambda kind, module: kind == "hf-mask" or (
+                    kind == "hf" and getattr(module, "layer_idx", None) == 0)),
+                "nothing": cut(lambda kind, module: False)}
+    times: dict = {"without": [], **{name: [] for name in variants}}
+    try:
+        with torch.no_grad(), tempfile.TemporaryDirectory(dir=WHERE) as folder:
+            for i in range(runs + 1):
+                with Clock() as without:
+                    model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16, do_sample=False,
+                                   pad_token_id=0)
+                if i:
+                    times["without"].append(without)
+                for name, variant in variants.items():
+                    Recorder.record = variant
+                    with capture(folder):
+                        model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16,
+                                       do_sample=False, pad_token_id=0)
+                        with Clock() as clock:
+                            model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16,
+                                           do_sample=False, pad_token_id=0)
+                    if i:
+                        times[name].append(clock)
+    finally:
+        Recorder.record = record
+    base = statistics.median(c.cpu for c in times["without"])
+    return {"without_cpu_ms": 1000 * base, "runs": runs,
+            **{f"{name}_cpu_ratio": statistics.median(c.cpu for c in times[name]) / base for name in variants}}
+
+
 CHILD = """
 import sys, resource, tempfile, torch
 sys.path.insert(0, {here!r})
@@ -208,6 +265,9 @@ def main() -> None:
         if size == "big":
             results[size] = big_mask(max(3, args.runs // 6))
             continue
+        if size == "floor":
+            results[size] = floor(max(5, args.runs // 2))
+            continue
         runs = args.runs if size == "toy" else max(5, args.runs // 2) if size in ("generate", "deep") \
             else max(3, args.runs // 6)
         result = pairs(size, runs)
@@ -218,6 +278,11 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     for size, r in results.items():
+        if size == "floor":
+            print(f"floor    without {r['without_cpu_ms']:.2f} ms CPU; every call recorded {r['full_cpu_ratio']:.3f}x, "
+                  f"only the new facts {r['new_facts_cpu_ratio']:.3f}x, nothing recorded "
+                  f"{r['nothing_cpu_ratio']:.3f}x  ({r['runs']} runs each)")
+            continue
         print(f"{size:8} without {r['without_ms']:9.2f} ms  with {r['with_ms']:9.2f} ms  ratio {r['ratio']:.3f}x  "
               f"(CPU {r['without_cpu_ms']:.2f} / {r['with_cpu_ms']:.2f} ms: {r['cpu_ratio']:.3f}x)  "
               f"first {r['first_ms']:9.2f} ms", end="")
