@@ -201,22 +201,23 @@ def floor(runs: int) -> dict:
                     kind == "hf" and getattr(module, "layer_idx", None) == 0)),
                 "nothing": cut(lambda kind, module: False)}
     times: dict = {"without": [], **{name: [] for name in variants}}
+
+    def run():
+        model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16, do_sample=False, pad_token_id=0)
+
     try:
         with torch.no_grad(), tempfile.TemporaryDirectory(dir=WHERE) as folder:
             for i in range(runs + 1):
                 with Clock() as without:
-                    model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16, do_sample=False,
-                                   pad_token_id=0)
+                    run()
                 if i:
                     times["without"].append(without)
                 for name, variant in variants.items():
                     Recorder.record = variant
                     with capture(folder):
-                        model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16,
-                                       do_sample=False, pad_token_id=0)
+                        run()
                         with Clock() as clock:
-                            model.generate(input_ids=ids, attention_mask=attention, max_new_tokens=16,
-                                           do_sample=False, pad_token_id=0)
+                            run()
                     if i:
                         times[name].append(clock)
     finally:
